@@ -137,7 +137,7 @@ lab() {
     local as_root=() venv
     [ "$(id -u)" -ne 0 ] || as_root=(--allow-root)
     venv=$(cd "$VENV" && pwd)
-    JUPYTER_CONFIG_DIR="$PWD/.jupyter" JUPYTERLAB_WORKSPACES_DIR="$venv/jupyterlab-workspaces" \
+    JUPYTER_CONFIG_DIR="$PWD/.jupyter" JUPYTERLAB_WORKSPACES_DIR="${JUPYTERLAB_WORKSPACES_DIR:-$venv/jupyterlab-workspaces}" \
         exec jupyter lab --ServerApp.root_dir="$PWD" --LabApp.default_url=/lab/tree/notebooks \
         "${as_root[@]}" "$@"
 }

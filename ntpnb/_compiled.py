@@ -120,3 +120,18 @@ def jit_on_first_call(function: F) -> F:
         return call.__dict__["kernel"](*args)
 
     return call  # type: ignore[return-value]
+
+
+def cache_state() -> dict[str, int]:
+    """The index files of numba's cache of the package's kernels, each with its modification time (ns).
+
+    A process that compiles a kernel writes its index: a run between two differing states compiled
+    (or another process compiled meanwhile), so its time includes numba's compiling.
+    """
+    found = {}
+    for index in PACKAGE.rglob("*.nbi"):
+        try:
+            found[str(index)] = index.stat().st_mtime_ns
+        except OSError:  # removed while listed
+            continue
+    return found

@@ -22,72 +22,24 @@ from collections.abc import Callable, Mapping, Sequence
 from contextlib import suppress
 from importlib import metadata
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
-from .book import (
-    CHECK_FAILED,
-    BookTree,
-    Verdict,
-    book_tree,
-    build_book,
-    chapter_number,
-    describe_unrunnable,
-    format_counts,
-    jupyter_book,
-    load_sweeps,
-    missing_notebooks,
-    print_comparison,
-    root_option,
-    run_folder,
-    shown,
-    sweep_verdicts,
-)
-from .chapter import (
-    CHANGES,
-    DEFAULT_OUTPUT_DIRNAME,
-    MAPS,
-    PROFILE_NAMES,
-    RUN_PARAMETERS,
-    OutputLayout,
-    exploratory_output_dir,
-    find_project_root,
-    load_chapter_record,
-    output_layout,
-    output_lock,
-    output_tree,
-    parse_overrides,
-    profile_parameters,
-    read_parameters_cell,
-)
+from .chapter._claims import PROFILE_NAMES
+from .chapter._layout import DEFAULT_SEEDS, EXPLORE_SEEDS, find_project_root
 from .errors import NTPError, PathError, RunInterruptedError
-from .explore import build_explore_book, is_explore_tree, split_parameters
-from .runner import (
-    BENCHMARK,
-    DEFAULT_SEEDS,
-    EXPLORE_SEEDS,
-    REFRESH_COMMAND,
-    STOP_SIGNALS,
-    ChapterTimes,
-    Expected,
-    RunResult,
-    check_explore,
-    check_run,
-    describe_record,
-    expected_time,
-    explore,
-    format_expected,
-    int_seed,
-    load_chapter_times,
-    package_fingerprint,
-    refresh_minutes,
-    reproduce,
-    run_sources,
-    select_notebooks,
-    signals_handled,
-)
+
+if TYPE_CHECKING:  # the command's own modules load when it runs: `ntpnb --help` loads none of them
+    from .book import BookTree, Verdict
+    from .chapter import OutputLayout
+    from .runner import ChapterTimes, Expected, RunResult
 
 
 def _cmd_reproduce(args: argparse.Namespace) -> int:
+    """Run the notebooks, say which failed, the verdicts across the seeds, and what to do next."""
+    from .book import CHECK_FAILED
+    from .chapter import output_layout, parse_overrides
+    from .runner import reproduce
+
     results = reproduce(
         args.root,
         args.names,
@@ -99,6 +51,7 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
         wait=not args.no_wait,
         seeds=args.seeds,
         scheduler=args.scheduler,
+        uncommitted=args.uncommitted,
     )
     checked = [r for r in results if r.completed and not r.ok]
     _print_failed_checks(checked)
@@ -150,6 +103,9 @@ def _seed_verdicts(layout: OutputLayout, books: Sequence[RunResult]) -> dict[str
         Claim id -> its verdict, in the order the records first check it. A map's numbers are
         measurements beyond the papers: no verdict counts them.
     """
+    from .book import load_sweeps, sweep_verdicts
+    from .chapter import MAPS, load_chapter_record
+
     records = []
     for r in books:
         with suppress(PathError):
@@ -160,6 +116,8 @@ def _seed_verdicts(layout: OutputLayout, books: Sequence[RunResult]) -> dict[str
 
 def _print_verdicts(found: Mapping[str, Verdict]) -> None:
     """Print the counts of the verdicts ``found``, and each negative one with its reasons."""
+    from .book import format_counts
+
     print(f"verdicts across the seeds: {format_counts(found)}")
     for claim, verdict in found.items():
         if verdict.negative:  # printed with their reasons
@@ -192,25 +150,36 @@ def _time_spent(results: Sequence[RunResult], profile: str) -> str:
 
 def _cmd_explore(args: argparse.Namespace) -> int:
     """Run the grid, say which runs failed; exit 1 if some did (a check failing at a point is data)."""
+    from .book import root_option, shown
+    from .explore import split_parameters
+    from .runner import check_explore, explore
+
     axes, fixed = split_parameters(args.param)
     checked = check_explore(
-        args.root, args.chapter, axes, fixed, args.profile, args.out, args.jobs, args.seeds
+        args.root, args.chapter, axes, fixed, args.profile, args.out, args.jobs, args.seeds, args.force
     )
     done = explore(args.root, checked, force=args.force, wait=not args.no_wait, scheduler=args.scheduler)
     if _print_crashed(done.results):
         return 1
-    points, failing = len(done.grid.points()), sum(not r.ok for r in done.results)
-    runs = f"{len(done.results)} runs ({points} points, {len(done.results) // points} seeds each)"
-    failing_text = f"; {failing} with a failing check (the maps show where)" if failing else ""
-    spent = _time_spent(done.results, args.profile)
-    print(f"all {runs} completed ({spent}){failing_text}; outputs in {shown(done.tree)}")
+    print(_explored_line(done.results, len(done.grid.points()), args.profile, shown(done.tree)))
     book = f"ntpnb book --run {shlex.quote(shown(done.tree))}{root_option(args.root)}"
     print(f"next: {book}  (the page of its maps, in its _book/html)")
     return 0
 
 
+def _explored_line(results: Sequence[RunResult], points: int, profile: str, tree: str) -> str:
+    """``all 4 runs completed (2 points, 2 seeds each; ...)``: the line ending an explore of ``points``."""
+    failing, seeds = sum(not r.ok for r in results), len(results) // points
+    runs = f"{len(results)} runs ({points} points, {seeds} seed{'s' * (seeds != 1)} each)"
+    failing_text = f"; {failing} with a failing check (the maps show where)" if failing else ""
+    return f"all {runs} completed ({_time_spent(results, profile)}){failing_text}; outputs in {tree}"
+
+
 def _next_step(root: Path, out: Path) -> str:
     """``next: ntpnb book ...  (...)``: the line ending a run into the tree ``out`` (a command that runs)."""
+    from .book import book_tree
+    from .chapter import DEFAULT_OUTPUT_DIRNAME
+
     own = out.resolve() == (root / DEFAULT_OUTPUT_DIRNAME).resolve()
     tree = book_tree(root, None if own else out)
     where = "the book of these outputs, in _build/html" if own else "the book of this run, in its _book/html"
@@ -228,6 +197,11 @@ def _plain_text(text: str) -> str:
 
 def _cmd_book(args: argparse.Namespace) -> int:
     """Execute the tree's missing notebooks (with ``--run-missing``, in its setting), then build its book."""
+    from .book import book_tree, build_book, describe_unrunnable, jupyter_book, missing_notebooks
+    from .chapter import output_lock
+    from .explore import build_explore_book, is_explore_tree
+    from .runner import reproduce
+
     root, wait = args.root, not args.no_wait
     jupyter_book()  # a missing jupyter-book fails before any notebook runs
     if args.run is not None and is_explore_tree(args.run):  # its book is its map page
@@ -300,6 +274,14 @@ def _cmd_list(args: argparse.Namespace) -> int:
     (:func:`~ntpnb.runner._timings.expected_time`); the end says what the record measured, on what
     machine, and which times are stale.
     """
+    from .runner import (
+        format_expected,
+        load_chapter_times,
+        package_fingerprint,
+        run_sources,
+        select_notebooks,
+    )
+
     root = args.root
     width = min(shutil.get_terminal_size((LIST_WIDTH, 24)).columns, LIST_WIDTH)
     wrap = textwrap.TextWrapper(width - 1, subsequent_indent="   ", break_on_hyphens=False)
@@ -335,6 +317,8 @@ def _expected_times(
     ``current`` says its sources now (:func:`~ntpnb.runner._timings.run_sources`); ``record`` is the
     project's benchmark record, if read.
     """
+    from .runner import expected_time
+
     times = []
     for profile in PROFILE_NAMES:
         expected = expected_time(source.stem, profile, current, _profile_tree(root, profile), record)
@@ -360,6 +344,8 @@ def _parameter_lines(source: Path, width: int) -> list[str]:
         value at each profile (a notebook without profiles shows no values); run parameters are
         left out.
     """
+    from .chapter import CHANGES, RUN_PARAMETERS, profile_parameters, read_parameters_cell
+
     cell = read_parameters_cell(source)
     meanings = {name: f"{p.meaning} ({p.domain.describe()})".lstrip() for name, p in cell.items()}
     known = source.stem in CHANGES  # a notebook without profiles shows no values
@@ -393,6 +379,8 @@ def _list_notes(record: ChapterTimes | None, unread: str, shown: Sequence[Expect
     list of str
         The notes, each one paragraph.
     """
+    from .runner import BENCHMARK, REFRESH_COMMAND, describe_record, refresh_minutes
+
     notes = []
     if record is not None and any(e.where == BENCHMARK for e in shown):
         notes.append(f"the {BENCHMARK}: {describe_record(record)}")
@@ -409,6 +397,8 @@ def _list_notes(record: ChapterTimes | None, unread: str, shown: Sequence[Expect
 
 def _profile_tree(root: Path, profile: str) -> OutputLayout:
     """The tree a run of ``profile`` without ``-p`` writes (its ``timings.json``: this machine's times)."""
+    from .chapter import OutputLayout, output_tree
+
     return OutputLayout(output_tree(root, profile, {}, None))
 
 
@@ -418,6 +408,10 @@ def _change_example(root: Path, chosen: Sequence[Path]) -> str:
     The example changes the ``seed`` of the first chosen notebook that has one (to the next
     seed); without any, it says how in words.
     """
+    from .book import chapter_number, root_option
+    from .chapter import exploratory_output_dir, read_parameters_cell
+    from .runner import int_seed
+
     for source in chosen:
         seed = int_seed({k: p.value for k, p in read_parameters_cell(source).items()})
         if seed is not None:
@@ -497,6 +491,12 @@ def _add_reproduce(sub: argparse._SubParsersAction, parents: list[argparse.Argum
         seeds="run each notebook at the book's seed and the N - 1 seeds after it, each into its own tree "
         f"(outputs/seeds/seed=S); the verdicts count every seed (default: {DEFAULT_SEEDS}, or 1 with -p)",
     )
+    rep.add_argument(
+        "--uncommitted",
+        action="store_true",
+        help="run into the book's outputs even a notebook whose source differs from its git commit "
+        "(refused otherwise; any run names what differs, and records it)",
+    )
 
 
 #: The example of ``ntpnb explore --help`` (a command that runs: a test checks it).
@@ -560,7 +560,8 @@ def _add_run_options(parser: argparse.ArgumentParser, param: tuple[str, str], ou
     parser.add_argument(
         "--force",
         action="store_true",
-        help="execute even the notebooks unchanged (source, parameters, ntpnb) since their last success",
+        help="execute even the notebooks unchanged (source, parameters, ntpnb) since their last success, "
+        "and write into an --out folder that holds files ntpnb did not write",
     )
 
 
@@ -642,13 +643,20 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _cmd_compare(args: argparse.Namespace) -> int:
+    """Compare two runs or explore trees: :func:`~ntpnb.book._compare.print_comparison`, its exit code."""
+    from .book import print_comparison
+
+    return print_comparison(args.run_a, args.run_b)
+
+
 #: What each command runs.
 _COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "reproduce": _cmd_reproduce,
     "explore": _cmd_explore,
     "book": _cmd_book,
     "list": _cmd_list,
-    "compare": lambda args: print_comparison(args.run_a, args.run_b),
+    "compare": _cmd_compare,
     "benchmarks": _cmd_benchmarks,
 }
 #: The exit status of an interrupted command (128 + SIGINT, as a shell reports it).
@@ -706,32 +714,80 @@ def _check_command(argv: Sequence[str]) -> argparse.Namespace | None:
         if exc.code not in (0, None):
             raise
         return None
-    if args.command == "reproduce":
-        overrides = parse_overrides(args.param)
-        check_run(args.root, args.names, args.profile, overrides, args.out, args.jobs, args.seeds)
-    elif args.command == "explore":
-        axes, fixed = split_parameters(args.param)
-        check_explore(args.root, args.chapter, axes, fixed, args.profile, args.out, args.jobs, args.seeds)
-    elif args.command == "book":
-        tree = book_tree(args.root, args.run)
-        missing = missing_notebooks(tree)
-        if missing and args.run_missing:
-            runnable, _, (profile, overrides, seeds) = _missing_run(tree, missing)
-            if runnable:
-                check_run(args.root, runnable, profile, overrides, tree.layout.root, None, seeds)
-    elif args.command == "compare":
-        for run in (args.run_a, args.run_b):
-            if not is_explore_tree(Path(run)):
-                run_folder(run)
-    elif args.command == "list":
-        select_notebooks(args.root, args.names)
+    _CHECKS[args.command](args)
     return args
+
+
+def _check_reproduce(args: argparse.Namespace) -> None:
+    """Check a ``reproduce`` command line as the run checks its inputs (:func:`_check_command`)."""
+    from .chapter import parse_overrides
+    from .runner import check_run
+
+    overrides = parse_overrides(args.param)
+    # the command line, not the working tree: a chapter edited since its commit refuses no hint
+    check_run(
+        args.root, args.names, args.profile, overrides, args.out, args.jobs, args.seeds, args.force, True
+    )
+
+
+def _check_explore(args: argparse.Namespace) -> None:
+    """Check an ``explore`` command line as the explore checks its grid (:func:`_check_command`)."""
+    from .explore import split_parameters
+    from .runner import check_explore
+
+    axes, fixed = split_parameters(args.param)
+    check_explore(
+        args.root, args.chapter, axes, fixed, args.profile, args.out, args.jobs, args.seeds, args.force
+    )
+
+
+def _check_book(args: argparse.Namespace) -> None:
+    """Check a ``book`` command line: its tree, the run of its missing chapters (:func:`_check_command`)."""
+    from .book import book_tree, missing_notebooks
+    from .runner import check_run
+
+    tree = book_tree(args.root, args.run)
+    missing = missing_notebooks(tree)
+    if missing and args.run_missing:
+        runnable, _, (profile, overrides, seeds) = _missing_run(tree, missing)
+        if runnable:
+            check_run(args.root, runnable, profile, overrides, tree.layout.root, None, seeds)
+
+
+def _check_compare(args: argparse.Namespace) -> None:
+    """Check a ``compare`` command line: both folders are runs or explore trees (:func:`_check_command`)."""
+    from .book import run_folder
+    from .explore import is_explore_tree
+
+    for run in (args.run_a, args.run_b):
+        if not is_explore_tree(Path(run)):
+            run_folder(run)
+
+
+def _check_list(args: argparse.Namespace) -> None:
+    """Check a ``list`` command line: its names (:func:`_check_command`)."""
+    from .runner import select_notebooks
+
+    select_notebooks(args.root, args.names)
+
+
+#: What each command checks before it runs (:func:`_check_command`); ``benchmarks`` checks nothing.
+_CHECKS: dict[str, Callable[[argparse.Namespace], None]] = {
+    "reproduce": _check_reproduce,
+    "explore": _check_explore,
+    "book": _check_book,
+    "compare": _check_compare,
+    "list": _check_list,
+    "benchmarks": lambda args: None,
+}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``ntpnb`` console script."""
     try:
         args = _parse_command(argv)
+        from .runner import STOP_SIGNALS, signals_handled  # once parsed: a --help loads no command
+
         # SIGTERM acts as a Ctrl-C; SIGINT is set too: a shell's background job inherits it ignored
         with signals_handled(STOP_SIGNALS, signal.default_int_handler):
             return int(_COMMANDS[args.command](args))

@@ -12,6 +12,7 @@ import sys
 import pytest
 
 from ntpnb import cli
+from ntpnb.runner import select_notebooks
 
 from conftest import ROOT
 
@@ -102,16 +103,29 @@ def test_list_shows_the_named_notebooks_with_what_each_parameter_means(monkeypat
             domain = cell[parameter].domain.describe()
             assert f" {parameter} {meaning} ({domain}) paper " in flat
     assert " n synthetic instance (Figs. 3-5): samples (a whole number >= 1) paper 5000 | quick 5000 " in flat
-    assert " experiment settings: seed " in flat and " pass/fail thresholds: growth_range " in flat
+    assert " experiment settings: seed " in flat and " pass/fail thresholds: max_gap_ratio " in flat
 
 
-@pytest.mark.parametrize(("name", "what"), [("99", "no notebook"), ("0", "several notebooks")])
+@pytest.mark.parametrize(
+    ("name", "what"),
+    [
+        ("99", "no notebook named '99'; the notebooks are: 01_entropy"),
+        # the notebooks it matches, named, and how to name one
+        ("0", "several notebooks named '0': 01_entropy_separability, 02_regularization_path, "),
+        ("0", ", 08_beyond; name one of them, e.g. 01"),
+    ],
+)
 def test_list_refuses_a_name_that_is_not_one_notebook_in_one_line(capsys, name, what):
     assert cli.main(["list", "--root", str(ROOT), "01", name]) == 2
     captured = capsys.readouterr()
     assert captured.out == ""
-    assert captured.err.startswith(f"ntpnb: error: {what} named {name!r}; the notebooks are: 01_entropy")
+    assert captured.err.startswith("ntpnb: error: ") and what in captured.err
     assert captured.err.count("\n") == 1
+
+
+@pytest.mark.parametrize(("name", "stem"), [("3", "03_gd_implicit_bias"), ("03", "03_gd_implicit_bias")])
+def test_a_chapter_is_named_by_its_number_too(name, stem):
+    assert [s.stem for s in select_notebooks(ROOT, [name])] == [stem]
 
 
 def test_the_listed_values_wrap_between_profiles_never_inside_a_value():
@@ -231,6 +245,34 @@ def test_one_notebook_run_is_not_runs():
 
     assert "after 0 of 1 notebook run;" in str(RunInterruptedError(0, 1))
     assert "after 1 of 4 notebook runs;" in str(RunInterruptedError(1, 4))
+
+
+def test_an_explore_of_one_seed_says_one_seed_each():
+    from ntpnb.runner import RunResult
+
+    def results(n: int) -> list[RunResult]:
+        return [RunResult("03_x", True, 1.0, None, point=f"lr={i}") for i in range(n)]
+
+    line = cli._explored_line(results(2), 2, "quick", "outputs/explore/x")
+    assert line.startswith("all 2 runs (2 points, 1 seed each) completed (2.0 s of notebook time")
+    assert "(2 points, 2 seeds each)" in cli._explored_line(results(4), 2, "quick", "outputs/explore/x")
+
+
+#: The modules of the commands themselves: what a command loads when it runs, never for its help.
+COMMAND_MODULES = ("ntpnb.runner", "ntpnb.book", "ntpnb.explore", "jupyter_client", "papermill", "sphinx")
+
+
+@pytest.mark.parametrize("command", [[], ["reproduce"], ["explore"], ["book"], ["list"], ["compare"]])
+def test_help_loads_none_of_the_commands_modules(command):
+    """`ntpnb ... --help` prints at once: the parser is built without importing what the commands run."""
+    code = (
+        "import sys\nfrom ntpnb import cli\ntry:\n"
+        f"    cli.main({[*command, '--help']!r})\nexcept SystemExit as exc:\n    assert exc.code == 0\n"
+        f"print(sorted(m for m in sys.modules if m.startswith({COMMAND_MODULES!r})))"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
+    assert "usage: ntpnb" in proc.stdout
+    assert proc.stdout.strip().splitlines()[-1] == "[]", proc.stdout[-500:]
 
 
 def test_list_shows_each_chapters_expected_time_per_profile(tmp_path, capsys, monkeypatch):

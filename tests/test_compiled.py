@@ -52,3 +52,17 @@ def test_every_kernel_module_is_cached_under_the_stamp_of_its_imports():
             assert kernel._cache._impl._locator.get_source_stamp() == compiled.source_digest(path)
         optim = compiled.PACKAGE / "_optim.py"
         assert optim in compiled._imported_modules(compiled.PACKAGE / "_optim_loops.py", compiled.PACKAGE)
+
+
+def test_the_cache_state_changes_when_a_kernel_is_compiled_into_the_cache(tmp_path, monkeypatch):
+    """What a run compares to know that its time includes numba's compiling (ntpnb list says so)."""
+    from ntpnb import _compiled
+
+    monkeypatch.setattr(_compiled, "PACKAGE", tmp_path)
+    before = _compiled.cache_state()
+    cache = tmp_path / "linear" / "__pycache__"
+    cache.mkdir(parents=True)
+    (cache / "_descent.train-12.py311.nbi").write_bytes(b"index")
+    after = _compiled.cache_state()
+    assert before == {} and list(after) == [str(cache / "_descent.train-12.py311.nbi")]
+    assert _compiled.cache_state() == after  # loading from the cache writes nothing

@@ -5,6 +5,11 @@ the one running the tests: ``./run.sh test`` runs them there), then asked throug
 whether it reads a MyST source as a notebook (jupytext's contents manager) and opens it with the
 notebook editor (the default viewers of the project's settings, which Binder reads too); then
 the source is opened in headless Chromium as a reader would, and must show a notebook's cells.
+A reader then edits a parameter, runs it, saves and waits past the autosave: the chapter's source
+is unchanged (``git diff`` empty), and *Save Notebook As…* keeps the edit in ``my-notebooks/``.
+
+The server reads a copy of the project's JupyterLab settings (``JUPYTERLAB_SETTINGS_DIR``) with an
+autosave every :data:`AUTOSAVE_SECONDS`, so that the test waits past one, not two minutes.
 """
 
 from __future__ import annotations
@@ -12,6 +17,7 @@ from __future__ import annotations
 import json
 import os
 import secrets
+import shutil
 import signal
 import socket
 import subprocess
@@ -29,6 +35,10 @@ from conftest import ROOT
 pytestmark = pytest.mark.slow
 
 SOURCE = "notebooks/01_entropy_separability.md"
+#: The chapter the reader edits, and the line of its parameters cell (the issue's example).
+EDITED, PARAMETER = "notebooks/03_gd_implicit_bias.md", "toy_lr = 0.5"
+#: JupyterLab's autosave interval in the test's copy of the settings (the default is 120 s).
+AUTOSAVE_SECONDS = 3
 
 
 def _free_port() -> int:
@@ -71,9 +81,19 @@ def lab(tmp_path_factory):
     if not (venv / ".ntpnb-installed").is_file():
         pytest.skip(f"the tests do not run in an environment ./run.sh set up ({venv})")
     port, token = _free_port(), secrets.token_hex(8)
-    log = tmp_path_factory.mktemp("lab") / "lab.log"
+    folder = tmp_path_factory.mktemp("lab")
+    log, settings = folder / "lab.log", folder / "user-settings"
+    shutil.copytree(ROOT / ".jupyter" / "lab" / "user-settings", settings)
+    docmanager = settings / "@jupyterlab" / "docmanager-extension" / "plugin.jupyterlab-settings"
+    values = json.loads("".join(line for line in docmanager.read_text().splitlines() if "//" not in line))
+    docmanager.write_text(json.dumps({**values, "autosaveInterval": AUTOSAVE_SECONDS}))
     cmd = ["./run.sh", "lab", "--no-browser", f"--port={port}", f"--IdentityProvider.token={token}"]
-    env = {**os.environ, "NTPNB_VENV": str(venv)}
+    env = {  # its own settings and workspace: a tab left open by an earlier session is not restored
+        **os.environ,
+        "NTPNB_VENV": str(venv),
+        "JUPYTERLAB_SETTINGS_DIR": str(settings),
+        "JUPYTERLAB_WORKSPACES_DIR": str(folder / "workspaces"),
+    }
     with open(log, "w") as out:
         proc = subprocess.Popen(
             cmd, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True
@@ -130,5 +150,67 @@ def test_a_reader_opening_the_source_sees_a_notebook(lab, browser):  # noqa: F81
         assert n_cells > 10 and page.locator(cells).count() == n_cells
         assert page.locator(".jp-FileEditor").count() == 0  # not opened as a text file
         save_screenshot(page, "jupyterlab")
+    finally:
+        page.close()
+
+
+def git(*args: str) -> str:
+    """The output of ``git ARGS`` in the repository."""
+    return subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True, check=True).stdout
+
+
+@pytest.fixture
+def copy_path():
+    """A path under my-notebooks/ for the reader's copy, removed afterwards with its checkpoint (and the
+    folder, if the test made it)."""
+    folder = ROOT / "my-notebooks"
+    existed = folder.exists()
+    copy = folder / f"03_gd_implicit_bias-{secrets.token_hex(4)}.md"
+    yield copy
+    if not existed:
+        shutil.rmtree(folder, ignore_errors=True)
+    for path in (copy, folder / ".ipynb_checkpoints" / f"{copy.stem}-checkpoint{copy.suffix}"):
+        path.unlink(missing_ok=True)
+
+
+def test_a_parameter_edited_run_and_saved_in_jupyterlab_never_changes_the_chapter(lab, browser, copy_path):  # noqa: F811
+    source = ROOT / EDITED
+    before, status = source.read_bytes(), git("status", "--porcelain", "--", EDITED)
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    try:
+        page.goto(f"{lab.url}/lab/tree/{EDITED}?token={lab.token}")
+        page.wait_for_selector(".jp-NotebookPanel .jp-Cell.jp-CodeCell", timeout=90_000)
+        label = page.locator(".jp-NotebookPanel .jp-ToolbarLabelComponent", has_text="notebook is read-only")
+        label.wait_for(timeout=90_000)  # JupyterLab shows the source read-only, and never autosaves it
+        page.get_by_text("Python 3 (ipykernel) | Idle").wait_for(timeout=90_000)  # its kernel started
+        # edit the parameter, as the README says, and run its cell
+        page.locator(".jp-NotebookPanel .cm-line", has_text=PARAMETER).first.click()
+        page.keyboard.press("End")
+        page.keyboard.press("Shift+Home")
+        page.keyboard.type("toy_lr = 2.0")
+        page.keyboard.press("Shift+Enter")
+        page.wait_for_selector(".jp-NotebookPanel .jp-InputPrompt:has-text('[1]')", timeout=90_000)
+        page.keyboard.press("Control+s")  # JupyterLab says where a save goes instead
+        toast = page.locator(".Toastify__toast", has_text=f'{EDITED} is read-only. Use "Save as…" instead.')
+        toast.wait_for(timeout=30_000)
+        page.wait_for_timeout(3 * AUTOSAVE_SECONDS * 1000)  # past the autosave, which skips it
+        assert source.read_bytes() == before
+        assert git("status", "--porcelain", "--", EDITED) == status
+        if not status:  # a clean checkout (CI, a reader's clone): git sees no change at all
+            assert git("diff", "--", EDITED) == ""
+        # Save As keeps the edit in the reader's own folder, which git ignores
+        page.keyboard.press("Control+Shift+s")
+        field = page.locator(".jp-Dialog input")
+        field.wait_for(timeout=30_000)
+        field.fill(copy_path.relative_to(ROOT).as_posix())
+        page.keyboard.press("Enter")
+        page.get_by_role("button", name="Discard").click(timeout=30_000)  # the read-only tab's edit
+        deadline = time.monotonic() + 30
+        while not copy_path.is_file() and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert "\ntoy_lr = 2.0\n" in copy_path.read_text(encoding="utf-8")
+        assert git("status", "--porcelain", "--ignored", "--", str(copy_path)).startswith("!! ")
+        assert source.read_bytes() == before
+        save_screenshot(page, "jupyterlab-saved-copy")
     finally:
         page.close()

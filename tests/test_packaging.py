@@ -6,11 +6,13 @@ import re
 from pathlib import Path
 
 import yaml
+from jupytext import TextFileContentsManager
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
 from ntpnb.book._binder import binder_url, source_of_chapter
 from ntpnb.book._pdf import PDF_NAME, SCREENSHOT_CHAPTER, SCREENSHOT_NAME
+from ntpnb.lab import ChapterContentsManager
 
 from conftest import ROOT
 from helpers import book_config, config_binder_url
@@ -94,7 +96,8 @@ def test_binder_installs_ntpnb_and_opens_the_sources_as_notebooks():
     assert (ROOT / "postBuild").stat().st_mode & 0o111, "postBuild must be executable"
     assert canonicalize_name("jupytext") in environment_pins()
     server = (ROOT / ".jupyter" / "jupyter_server_config.py").read_text()
-    assert "jupytext.TextFileContentsManager" in server
+    assert '"ntpnb.lab.ChapterContentsManager"' in server  # Jupytext's, the chapters read-only
+    assert issubclass(ChapterContentsManager, TextFileContentsManager)
 
 
 def test_binder_url_is_derived_from_the_repository():

@@ -120,6 +120,27 @@ def test_the_check_refuses_what_the_command_would_refuse_and_writes_nothing(proj
     assert runs_as_printed(["reproduce", "--help"]) is None  # prints its help only
 
 
+@pytest.mark.parametrize(
+    ("command", "suggestion"),
+    [
+        ("reproduce 03 -p lr=0.1,1", ["explore", "03", "-p", "lr=0.1,1"]),
+        (
+            "reproduce 03_c --profile quick -p lr=0.1..1:log:3",
+            ["explore", "03", "--profile", "quick", "-p", "lr=0.1..1:log:3"],
+        ),
+    ],
+)
+def test_a_list_given_to_reproduce_is_named_an_axis_with_the_explore_that_runs_it(
+    project, command, suggestion
+):
+    with pytest.raises(NTPError) as refused:
+        runs_as_printed(shlex.split(command))
+    message = str(refused.value)
+    assert "is not a number > 0" in message  # the domain, as before
+    assert "several values are an axis of a grid, not one setting" in message
+    assert check_all(message) == [suggestion]
+
+
 # ----------------------------------------------------------------------------- the book's hints
 
 

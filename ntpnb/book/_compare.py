@@ -24,11 +24,12 @@ from collections.abc import Mapping, Sequence
 from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from ..chapter._claims import Check, load_chapter_record
-from ..chapter._layout import EXPLORE_RECORD, OutputLayout, is_explore_tree
-from ..chapter._outputs import RunRecord, load_manifest, load_run_record, read_record
+from ..chapter._layout import EXPLORE_RECORD, OutputLayout
+from ..chapter._outputs import Manifest, RunRecord, load_manifest, load_run_record, read_record
+from ..chapter._ownership import is_explore_tree
 from ..errors import PathError
 from ._executed import is_text, read_notebook
 from ._trees import rerun_advice, run_folder, visible
@@ -168,15 +169,13 @@ def setting_differences(run_a: Path, run_b: Path) -> list[str]:
     a, b = _run_record(run_a), _run_record(run_b)
     if a is None or b is None:
         return []
-    sources = []
-    for run in (run_a, run_b):  # the fingerprints of the ntpnb sources its chapters ran with
-        found = set()
-        for manifest in sorted((Path(run) / "notebooks").glob("*.key.json")):
-            with suppress(PathError):
-                found.add(
-                    load_manifest(manifest.with_name(manifest.name.replace(".key.json", ".ipynb"))).package
-                )
+    sources, chapters = [], []
+    for run in (run_a, run_b):  # the ntpnb sources its chapters ran with, and their own sources
+        manifests = _manifests(Path(run))
+        found = {manifest.package for manifest in manifests.values()}
         sources.append(", ".join(sorted(f[:12] for f in found if f)) or "unknown")
+        edited = [f"{name} {m.commit.changes}" for name, m in manifests.items() if m.commit.changes]
+        chapters.append("; ".join(edited) or "as committed")
     shown = {
         "profile": (a.profile, b.profile),
         "overrides": tuple(r.overrides_text or "none" for r in (a, b)),
@@ -184,8 +183,19 @@ def setting_differences(run_a: Path, run_b: Path) -> list[str]:
         "run": tuple("interactive" if r.interactive else "ntpnb reproduce" for r in (a, b)),
         "ntpnb version": (a.version or "unknown", b.version or "unknown"),
         "ntpnb sources": tuple(sources),
+        "chapter sources": tuple(chapters),
     }
     return [f"{what}: {x} | {y}" for what, (x, y) in shown.items() if x != y]
+
+
+def _manifests(run: Path) -> dict[str, Manifest]:
+    """The manifest of each chapter the run ``run`` completed, by name (one that does not read left out)."""
+    found = {}
+    for path in sorted((run / "notebooks").glob("*.key.json")):
+        name = path.name.removesuffix(".key.json")
+        with suppress(PathError):
+            found[name] = load_manifest(path.with_name(f"{name}.ipynb"))
+    return found
 
 
 @dataclass(frozen=True)
@@ -340,44 +350,98 @@ def _unprinted_lines(unprinted: Mapping[str, Path]) -> list[str]:
 
 
 def explore_runs(tree: Path) -> dict[str, Path]:
-    """The runs of the explore tree ``tree``, by ``<point>`` (its chapter's seed) or ``<point> seed S``.
+    """The runs of the explore tree ``tree``, by ``<point> seed S``: each point at each seed it ran.
 
-    The points are those its ``explore.json`` names; their further seeds those on disk.
+    The points are those its ``explore.json`` names, each at its first seed in the point's tree
+    and at its further seeds on disk; a run is named by the seed it ran at, so two trees that
+    ran at other seeds share no run.
 
     Raises
     ------
     PathError
-        If ``tree`` has no readable ``explore.json`` naming its points.
+        If ``tree`` has no readable ``explore.json`` naming its points and seeds.
     """
-
-    def points(data: object) -> list[str]:
-        dirs = [point["dir"] for point in data["points"]]  # type: ignore[index]
-        if not all(isinstance(d, str) for d in dirs):
-            raise ValueError("a point's 'dir' is not a text")
-        return dirs
-
+    setting = explore_setting(tree)
     runs = {}
-    for folder in read_record(tree / EXPLORE_RECORD, "explore record", points):
+    for folder in setting["points"]:
         point = OutputLayout(tree / folder)
-        runs[Path(folder).name] = point.root
+        runs[f"{Path(folder).name} seed {setting['seeds'][0]}"] = point.root
         runs |= {
             f"{Path(folder).name} seed {seed}": seeds.root for seed, seeds in point.seed_layouts().items()
         }
     return runs
 
 
-def compare_explores(tree_a: Path, tree_b: Path) -> int:
-    """Print how two explore trees differ, run by run (each point at each seed, as two runs).
+def explore_setting(tree: Path) -> dict[str, Any]:
+    """What ``explore.json`` of ``tree`` says defines it: chapter, profile, axes, fixed, seeds, points.
 
-    Each run both trees hold compares as :func:`compare_runs` and :func:`compare_claims` compare
-    two runs; a run one tree lacks is named. The platform shown is each tree's first run's.
-    Returns the exit code of :func:`print_comparison`.
+    Raises
+    ------
+    PathError
+        If it does not read, or lacks one of them.
+    """
+
+    def setting(data: Any) -> dict[str, Any]:
+        dirs = [point["dir"] for point in data["points"]]
+        seeds = data["seeds"]
+        if not all(isinstance(d, str) for d in dirs):
+            raise ValueError("a point's 'dir' is not a text")
+        if not isinstance(seeds, list) or not seeds or not all(type(s) is int for s in seeds):
+            raise ValueError("'seeds' is not a list of integers")
+        axes = [f"{a['name']}={a.get('spec') or ','.join(map(str, a['values']))}" for a in data["axes"]]
+        fixed = data.get("fixed", {})
+        return {
+            "chapter": str(data["chapter"]),
+            "profile": str(data["profile"]),
+            "axes": axes,
+            "fixed": {str(k): v if isinstance(v, str) else repr(v) for k, v in fixed.items()},
+            "seeds": seeds,
+            "version": str(data.get("version", "")),
+            "points": dirs,
+        }
+
+    return read_record(tree / EXPLORE_RECORD, "explore record", setting)
+
+
+def explore_setting_differences(tree_a: Path, tree_b: Path) -> list[str]:
+    """How the settings of two explore trees differ: ``seeds: 0, 1 | 0``, a line each (none if equal).
+
+    Raises
+    ------
+    PathError
+        If a tree's ``explore.json`` does not read (:func:`explore_setting`).
+    """
+    a, b = explore_setting(tree_a), explore_setting(tree_b)
+
+    def shown(setting: Mapping[str, Any]) -> dict[str, str]:
+        fixed = ", ".join(f"{k}={v}" for k, v in sorted(setting["fixed"].items()))
+        return {
+            "chapter": setting["chapter"],
+            "profile": setting["profile"],
+            "axes": "; ".join(setting["axes"]),
+            "fixed": fixed or "none",
+            "seeds": ", ".join(map(str, setting["seeds"])),
+            "ntpnb version": setting["version"] or "unknown",
+        }
+
+    x, y = shown(a), shown(b)
+    return [f"{what}: {x[what]} | {y[what]}" for what in x if x[what] != y[what]]
+
+
+def compare_explores(tree_a: Path, tree_b: Path) -> int:
+    """Print how two explore trees differ: first their settings, then run by run (each point at each seed).
+
+    Settings that differ come first (:func:`explore_setting_differences`), as for two runs. Each
+    run both trees hold (the same point at the same seed) compares as :func:`compare_runs` and
+    :func:`compare_claims` compare two runs; a run one tree lacks is named. The platform shown is
+    each tree's first run's. Returns the exit code of :func:`print_comparison`.
     """
     try:
         if not all(is_explore_tree(tree) for tree in (tree_a, tree_b)):
             raise PathError(
                 f"one of {tree_a} and {tree_b} is an explore tree, the other not: compare two of them"
             )
+        settings = explore_setting_differences(tree_a, tree_b)
         a, b = explore_runs(tree_a), explore_runs(tree_b)
         lines = [f"{label}: only in {tree_a if label in a else tree_b}" for label in sorted(set(a) ^ set(b))]
         shared = [label for label in a if label in b]
@@ -389,6 +453,9 @@ def compare_explores(tree_a: Path, tree_b: Path) -> int:
     except PathError as exc:
         print(f"ntpnb: error: {exc}", file=sys.stderr)
         return 2
+    if settings:  # first, as for two runs: the runs of such trees are not the same runs
+        print(f"the two explore trees' settings differ ({tree_a} | {tree_b}):")
+        print("".join(f"  {line}\n" for line in settings), end="")
     for tree, runs in ((tree_a, a), (tree_b, b)):
         print(platform_line(next(iter(runs.values()))) if runs else f"{tree}: no runs")
     if not lines:

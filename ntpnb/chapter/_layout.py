@@ -146,7 +146,17 @@ def load_timings(layout: OutputLayout) -> Timings:
 
 #: The profile of the book's own run (its figures and pages are the papers' settings).
 BOOK_PROFILE = "paper"
+#: How many seeds a run executes by default (one for a run with ``-p`` overrides): the book's seed
+#: and four more, so every verdict is measured across seeds (a sweep's trees: ``outputs/seeds/``).
+DEFAULT_SEEDS = 5
+#: Seeds per point of an explore unless ``--seeds`` says otherwise: the chapter's and two more, so that a map
+#: shows at each point the share of seeds at which a check passes.
+EXPLORE_SEEDS = 3
 
+
+#: The folder of a project, beside ``notebooks/``, where a reader's edited copies of chapters are
+#: saved from JupyterLab (git ignores it; :mod:`ntpnb.lab`).
+COPIES_DIRNAME = "my-notebooks"
 
 #: The folder of ``outputs/runs/`` that holds the trees of notebooks run outside ``ntpnb reproduce``.
 INTERACTIVE_DIRNAME = "interactive"
@@ -229,8 +239,3 @@ def output_tree(
             f"{default}) or choose another folder"
         )
     return tree
-
-
-def is_explore_tree(path: str | Path) -> bool:
-    """Whether ``path`` is an explore tree (it has ``explore.json``)."""
-    return (Path(path).expanduser() / EXPLORE_RECORD).is_file()

@@ -287,11 +287,14 @@ class SourceCommit:
     """The git commit a project's sources were at when a run was recorded, as its manifest says.
 
     ``sha`` is "" when it is unknown (not a git checkout, git missing, or a run recorded before
-    commits were); ``modified``: the :data:`RUN_SOURCES` had uncommitted changes.
+    commits were); ``modified``: the :data:`RUN_SOURCES` had uncommitted changes; ``changes``: how
+    the chapter's own source differed from the commit (:func:`~ntpnb.chapter._sources.source_changes`;
+    "" when it was as committed).
     """
 
     sha: str = ""
     modified: bool = False
+    changes: str = ""
 
     def describe(self) -> str:
         """``commit 452b334``, ``commit 452b334 with uncommitted changes`` or ``commit not recorded``."""
@@ -300,7 +303,7 @@ class SourceCommit:
         return f"commit {self.sha[:7]}" + (" with uncommitted changes" if self.modified else "")
 
 
-def _git(root: Path, *args: str) -> str | None:
+def git_output(root: Path, *args: str) -> str | None:
     """The output of ``git -C root ARGS``; None when git is missing, fails or takes over 10 s."""
     try:
         done = subprocess.run(
@@ -316,10 +319,10 @@ def source_commit(root: Path) -> SourceCommit:
 
     Unknown (``SourceCommit()``) outside a git checkout or without git.
     """
-    head = _git(root, "rev-parse", "--verify", "HEAD")
+    head = git_output(root, "rev-parse", "--verify", "HEAD")
     if not head:
         return SourceCommit()
-    status = _git(root, "status", "--porcelain", "--", *RUN_SOURCES)
+    status = git_output(root, "status", "--porcelain", "--", *RUN_SOURCES)
     return SourceCommit(head.strip(), status is None or bool(status.strip()))
 
 
@@ -361,9 +364,10 @@ class Manifest:
             not isinstance(commit, dict)
             or not isinstance(commit.get("sha", ""), str)
             or type(commit.get("modified", False)) is not bool
+            or not isinstance(commit.get("changes", ""), str)
         ):
-            raise ValueError("'commit' is not a commit (a 'sha' text and a 'modified' flag)")
-        source = SourceCommit(commit.get("sha", ""), commit.get("modified", False))
+            raise ValueError("'commit' is not a commit (a 'sha' text, a 'modified' flag, its 'changes')")
+        source = SourceCommit(commit.get("sha", ""), commit.get("modified", False), commit.get("changes", ""))
         return cls(data["key"], parameters, float(seconds), dict(outputs), package, source)
 
 

@@ -30,7 +30,13 @@ from .._jupyter_imports import import_jsonschema_without_iri_grammar
 from ..errors import InvalidDataError, NTPError
 from ._claims import PROFILE_NAMES
 from ._domains import ANY, Domain, closest, domain_of_value, split_declaration
-from ._layout import DEFAULT_OUTPUT_DIRNAME, exploratory_output_dir, find_project_root, output_layout
+from ._layout import (
+    COPIES_DIRNAME,
+    DEFAULT_OUTPUT_DIRNAME,
+    exploratory_output_dir,
+    find_project_root,
+    output_layout,
+)
 from ._outputs import RunRecord, claim_tree, write_run_record
 from ._prose import glue_text
 
@@ -65,7 +71,7 @@ CHANGES: dict[str, dict[str, dict[str, Any]]] = {
             "n_frames": 10,
             "n_geometry_draws": 40,
             "toy_max_gap_ratio": 0.05,
-            "toy_min_corr": 0.9,
+            "toy_max_corr_gap": 0.1,
             "toy_max_dist_ratio": 0.5,
             "toy_max_w15_gap": 0.2,
             "toy_max_row_dist": 5.0,
@@ -146,9 +152,32 @@ CHANGES: dict[str, dict[str, dict[str, Any]]] = {
     },
 }
 
-#: The parameters a run gives every notebook besides its profile's values (:func:`profile_parameters`),
-#: each with the ``ntpnb reproduce`` option that sets it (never ``-p``).
-RUN_PARAMETERS: dict[str, str] = {"profile": "--profile", "output_dir": "--out"}
+#: ``BUDGETS[notebook]``: its parameters that are budgets, how many iterations an optimizer runs.
+#: A point of an explore run below the paper's budget may fail a check because it stopped early
+#: (:func:`budget_parameters`; the maps say so, :mod:`ntpnb.explore._maps`).
+BUDGETS: dict[str, tuple[str, ...]] = {
+    "01_entropy_separability": ("search_iters",),
+    "02_regularization_path": ("toy_gd_iters", "synth_gd_iters"),
+    "03_gd_implicit_bias": ("toy_iters",),
+    "04_gd_synthetic_instance": ("n_iter", "long_iter", "sgd_iter", "spread_iter"),
+    "05_overparameterization": ("gd_steps",),
+    "06_autoregressive_text": ("gd_steps",),
+    "07_attention": ("n_iter", "n_iter_local"),
+    "08_beyond": ("step_iter", "horizon_iter", "cond_gd_steps", "m4_iter", "m5_iter"),
+}
+
+
+def budget_parameters(source: Path) -> dict[str, int]:
+    """The budgets (:data:`BUDGETS`) of the notebook ``source`` with their values in its cell, the paper's."""
+    cell = read_parameters_cell(source)
+    return {name: cell[name].value for name in BUDGETS.get(source.stem, ()) if name in cell}
+
+
+#: The parameters of a run, not of its chapter (never ``-p``; not among :func:`profile_parameters`),
+#: each with the ``ntpnb reproduce`` option that sets it: the profile, the output tree, and the
+#: values an interactive run keeps at any profile (:func:`_profile_values_taken`; no option: a run
+#: of ``ntpnb reproduce`` runs each ``-p`` value as given).
+RUN_PARAMETERS: dict[str, str] = {"profile": "--profile", "output_dir": "--out", "pinned": ""}
 
 #: Set by ``ntpnb reproduce`` for a chapter's kernel: the project whose ``notebooks/`` holds its
 #: source (elsewhere, the project at or above the working folder).
@@ -193,6 +222,38 @@ def parse_overrides(pairs: Sequence[str]) -> dict[str, str]:
     return parsed
 
 
+#: The brackets within which a comma belongs to a value of ``-p NAME=V1,V2`` (:func:`split_values`).
+_OPENING, _CLOSING = "[({", "])}"
+
+
+def split_values(text: str) -> list[str]:
+    """``text`` split at its commas outside brackets and quotes, each part stripped."""
+    parts, depth, quote, start = [], 0, "", 0
+    for i, char in enumerate(text):
+        if quote:
+            quote = "" if char == quote else quote
+        elif char in "'\"":
+            quote = char
+        elif char in _OPENING:
+            depth += 1
+        elif char in _CLOSING:
+            depth = max(depth - 1, 0)
+        elif char == "," and depth == 0:
+            parts.append(text[start:i].strip())
+            start = i + 1
+    return [*parts, text[start:].strip()]
+
+
+def is_range_text(text: str) -> bool:
+    """Whether ``-p NAME=TEXT`` writes a range ``LO..HI:SCALE:N`` (``..``, not in brackets or quotes)."""
+    return ".." in text and not text.lstrip().startswith(("[", "(", "'", '"'))
+
+
+def several_values(text: str) -> bool:
+    """Whether ``-p NAME=TEXT`` asks for several values (a list or a range): an axis of a grid."""
+    return is_range_text(text) or len(split_values(text)) > 1
+
+
 def apply_overrides(source: Path, profile: str, overrides: Mapping[str, str]) -> dict[str, Any]:
     """The parameters of the notebook ``source`` under ``profile`` with ``overrides`` (text) applied.
 
@@ -222,14 +283,32 @@ def apply_overrides(source: Path, profile: str, overrides: Mapping[str, str]) ->
             raise NTPError(
                 f"{notebook}: {key}={_shown(text)} is not {exc} "
                 f"({meaning}the {profile} profile has {key}={parameters[key]!r})"
+                + _axis_hint(notebook, profile, key, text)
             ) from None
     return parameters
+
+
+def _axis_hint(notebook: str, profile: str, key: str, text: str) -> str:
+    """``; several values are an axis ...``: what a refused ``-p KEY=TEXT`` of several values means."""
+    if not several_values(text):
+        return ""
+    chosen = f" --profile {profile}" if profile != "paper" else ""
+    command = f"ntpnb explore {notebook.split('_')[0]}{chosen} -p {shlex.quote(f'{key}={text}')}"
+    return (
+        f"; several values are an axis of a grid, not one setting: `{command}` runs the chapter at "
+        "each of them (ntpnb reproduce runs one setting)"
+    )
 
 
 def run_parameter_error(key: str, text: str) -> str:
     """Why ``-p KEY=TEXT`` is refused for a parameter every run sets (:data:`RUN_PARAMETERS`): its option."""
     option, profiles = RUN_PARAMETERS[key], ", ".join(PROFILE_NAMES)
-    if key != "profile":
+    if not option:
+        what = (
+            f"{key} keeps values of the cell at a profile in a run outside ntpnb reproduce (JupyterLab, "
+            "papermill); ntpnb reproduce runs each -p value as given, at any profile"
+        )
+    elif key != "profile":
         what = f"the output folder is chosen with `{option} {shlex.quote(text)}`"
     elif text in PROFILE_NAMES:
         what = f"the profile is chosen with `{option} {text}` (the profiles: {profiles})"
@@ -418,10 +497,12 @@ def chapter_parameters(notebook: str, namespace: Mapping[str, Any]) -> dict[str,
 
     Run by ``ntpnb reproduce`` (``output_dir`` given), the values are the runner's, checked in
     their domains. Run any other way (JupyterLab, Binder, papermill without ``output_dir``), it is
-    an *interactive run*: the profile's values (:data:`CHANGES`) replace those of the cell as
-    saved (a value set otherwise, as by papermill's ``-p``, is kept), and the outputs go to a
-    tree of their own (:func:`~ntpnb.chapter._layout.exploratory_output_dir`, labelled so in its
-    ``run.json``), never the book's ``outputs/``; it prints so, as the chapter's first output.
+    an *interactive run*: the profile's values (:data:`CHANGES`) replace those the cell leaves as
+    saved in the chapter's source, but those named in its ``pinned`` (a value typed on purpose,
+    even the paper's, runs as typed; so does a value set otherwise, as by papermill's ``-p``), and
+    the outputs go to a tree of their own (:func:`~ntpnb.chapter._layout.exploratory_output_dir`,
+    labelled so in its ``run.json``), never the book's ``outputs/``. Its first output says so, and
+    which values are in effect: each the profile replaced, with the cell's (:func:`_interactive_lines`).
 
     Returns
     -------
@@ -432,7 +513,8 @@ def chapter_parameters(notebook: str, namespace: Mapping[str, Any]) -> dict[str,
     ------
     NTPError
         On an unknown profile, a value outside its domain (named in words), a parameter missing
-        from ``namespace``, or an ``output_dir`` that is the book's own tree.
+        from ``namespace``, a ``pinned`` name that is no parameter, or an ``output_dir`` that is
+        the book's own tree.
     """
     source = notebook_source(notebook)
     cell = read_parameters_cell(source)
@@ -444,15 +526,10 @@ def chapter_parameters(notebook: str, namespace: Mapping[str, Any]) -> dict[str,
     if profile not in PROFILE_NAMES:
         raise NTPError(f"{notebook}: profile = {profile!r} is none of {', '.join(map(repr, PROFILE_NAMES))}")
     project = source.parent.parent
-    # an interactive run takes the profile's values for those left as saved
-    changes = CHANGES.get(notebook, {}).get(profile, {}) if output_dir is None else {}
-    values = {
-        name: changes[name] if name in changes and value == cell[name].value else value
-        for name, value in values.items()
-    }
-    checked = {name: cell[name].check(value, notebook) for name, value in values.items()}
+    taken = _profile_values_taken(notebook, values, cell) if output_dir is None else {}
+    checked = {name: cell[name].check(value, notebook) for name, value in (values | taken).items()}
     if output_dir is None:
-        checked["output_dir"] = str(_interactive_tree(notebook, project, checked, cell))
+        checked["output_dir"] = str(_interactive_tree(notebook, project, checked, cell, taken))
     elif Path(output_dir).resolve() == (project / DEFAULT_OUTPUT_DIRNAME).resolve():
         raise NTPError(
             f"{notebook}: output_dir {output_dir} is the book's own tree, which only ntpnb reproduce "
@@ -461,12 +538,54 @@ def chapter_parameters(notebook: str, namespace: Mapping[str, Any]) -> dict[str,
     return checked
 
 
+#: The run parameter of a chapter's cell naming the values an interactive run keeps at any profile.
+PINNED = "pinned"
+
+
+def _profile_values_taken(
+    notebook: str, values: Mapping[str, Any], cell: Mapping[str, CellParameter]
+) -> dict[str, Any]:
+    """The profile's values an interactive run of ``values`` takes: for those the cell leaves as saved.
+
+    A value left as saved is the chapter source's own (``cell``), of the same type; one named in
+    ``values[PINNED]`` is kept as the cell has it, at any profile.
+
+    Raises
+    ------
+    NTPError
+        If ``pinned`` names what is not a parameter of the cell (with the nearest name).
+    """
+    pinned = cell[PINNED].check(values[PINNED], notebook) if PINNED in cell else None
+    known = [name for name in cell if name not in RUN_PARAMETERS]
+    for name in pinned or ():
+        if name not in known:
+            raise NTPError(
+                f"{notebook}: pinned names {name!r}, which is no parameter of the cell{closest(name, known)}"
+            )
+    changes = CHANGES.get(notebook, {}).get(values["profile"], {})
+    return {
+        name: value
+        for name, value in changes.items()
+        if name not in (pinned or ()) and _left_as_saved(values[name], cell[name].value)
+    }
+
+
+def _left_as_saved(value: Any, saved: Any) -> bool:
+    """Whether a cell's ``value`` is the ``saved`` one of the chapter's source (equal, of the same type)."""
+    return bool(value == saved) and type(value) is type(saved)
+
+
 def _interactive_tree(
-    notebook: str, project: Path, values: Mapping[str, Any], cell: Mapping[str, CellParameter]
+    notebook: str,
+    project: Path,
+    values: Mapping[str, Any],
+    cell: Mapping[str, CellParameter],
+    taken: Mapping[str, Any],
 ) -> Path:
     """Make the tree of an interactive run of ``values``, label it in its ``run.json``, and say so; its root.
 
-    The tree is named by the values that differ from the profile's.
+    The tree is named by the values that differ from the profile's; ``taken``: the profile's values
+    the run took for the cell's (:func:`_profile_values_taken`).
     """
     profile = values["profile"]
     by_profile = CHANGES.get(notebook, {}).get(profile, {})
@@ -486,15 +605,51 @@ def _interactive_tree(
         claim_tree(tree, record)
     except NTPError:  # a run of another setting, or a damaged record: this run's replaces it
         write_run_record(tree, record)
+    where = tree.relative_to(project.resolve()) if tree.is_relative_to(project.resolve()) else tree
+    print("\n".join(_interactive_lines(notebook, values, cell, taken, str(where))))
+    return tree
+
+
+def _interactive_lines(
+    notebook: str,
+    values: Mapping[str, Any],
+    cell: Mapping[str, CellParameter],
+    taken: Mapping[str, Any],
+    where: str,
+) -> list[str]:
+    """What an interactive run prints first: its tree, each value the profile set (with the cell's), the pins.
+
+    ``values``: the run's; ``taken``: the profile's values it took (:func:`_profile_values_taken`);
+    ``where``: its tree. A run of the chapter's own source (its folder is ``notebooks/``) is told
+    where an edit is kept.
+    """
+    profile = values["profile"]
     lines = [
-        f"Interactive run (not ntpnb reproduce) at profile {profile}: its outputs go to "
-        f"{tree.relative_to(project.resolve()) if tree.is_relative_to(project.resolve()) else tree}, "
+        f"Interactive run (not ntpnb reproduce) at profile {profile}: its outputs go to {where}, "
         "never to the book's outputs/."
     ]
-    if by_profile:
-        taken = ", ".join(f"{k}={format_parameter(values[k])}" for k in by_profile if k not in changed)
-        lines.append(f"The {profile} profile's values (ntpnb/chapter/_parameters.py): {taken}.")
+    if taken:
+        effect = ", ".join(
+            f"{k}={format_parameter(v)} (the cell: {format_parameter(cell[k].value)})"
+            for k, v in taken.items()
+        )
+        pin = f"{PINNED} = {[next(iter(taken))]!r}"
+        lines.append(
+            f"The {profile} profile's values (ntpnb/chapter/_parameters.py) in effect, for the cell's as "
+            f"saved: {effect}. To run a value of the cell instead, pin it: {pin}."
+        )
+    by_profile = CHANGES.get(notebook, {}).get(profile, {})
+    pinned = values.get(PINNED) or ()
+    shown = [
+        f"{k}={format_parameter(v)}" + (" (pinned)" if k in pinned and k in by_profile else "")
+        for k, v in values.items()
+        if k not in RUN_PARAMETERS and v != by_profile.get(k, cell[k].value)
+    ]
     if shown:
-        lines.append("Set here: " + ", ".join(f"{k}={v}" for k, v in shown.items()) + ".")
-    print("\n".join(lines))
-    return tree
+        lines.append("Set here: " + ", ".join(shown) + ".")
+    if Path.cwd().name == "notebooks" and (Path.cwd() / f"{notebook}.md").is_file():
+        lines.append(
+            f"This is the chapter's own source, read-only in JupyterLab: File > Save Notebook As… "
+            f"{COPIES_DIRNAME}/{notebook}.md keeps your changes."
+        )
+    return lines

@@ -11,7 +11,7 @@ drawn in a chapter's kernel too.
 
 from __future__ import annotations
 
-from ..chapter._layout import is_explore_tree
+from ..chapter._ownership import is_explore_tree
 from ._book import build_explore_book
 from ._grid import Axis, Grid, split_parameters
 from ._maps import (

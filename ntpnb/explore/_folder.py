@@ -21,7 +21,7 @@ from ..chapter._plotting import write_figure
 from ..errors import PathError
 from . import _maps as maps_module
 from ._grid import Grid
-from ._maps import Boundary, CheckMap, GridResults, check_maps, draw_map, where_it_holds
+from ._maps import Boundary, CheckMap, GridResults, budget_notes, check_maps, draw_map, where_it_holds
 from ._page import map_page
 
 #: The folder of an explore tree that holds its maps.
@@ -142,6 +142,7 @@ def _maps_data(
         ],
         "fixed": dict(results.fixed),
         "notes": list(results.notes),
+        "budget_notes": budget_notes(results, maps),
         "maps": [map_record(m, results.grid) for m in maps],
         "figures": dict(drawn),
     }

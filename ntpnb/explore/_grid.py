@@ -40,7 +40,13 @@ from typing import Any
 
 from ..chapter._domains import Domain
 from ..chapter._layout import folder_name
-from ..chapter._parameters import apply_overrides, parse_overrides, read_parameters_cell
+from ..chapter._parameters import (
+    apply_overrides,
+    is_range_text,
+    parse_overrides,
+    read_parameters_cell,
+    split_values,
+)
 from ..errors import NTPError
 
 #: Significant digits a range's values keep.
@@ -52,7 +58,6 @@ LOG_SPAN = 100.0
 #: ``LO..HI:log:N`` or ``LO..HI:lin:N`` (LO and HI are checked as numbers afterwards).
 _RANGE = re.compile(r"^(?P<lo>.+?)\.\.(?P<hi>[^:]+):(?P<scale>[^:]*):(?P<n>[^:]*)$")
 _RANGE_EXAMPLE = "write LO..HI:log:N or LO..HI:lin:N, e.g. -p toy_lr=0.01..10:log:9"
-_OPENING, _CLOSING = "[({", "])}"
 
 
 def value_text(value: Any) -> str:
@@ -102,24 +107,6 @@ def point_label(point: Mapping[str, Any]) -> str:
     return folder_name({name: value_text(value) for name, value in point.items()})
 
 
-def split_values(text: str) -> list[str]:
-    """``text`` split at its commas outside brackets and quotes, each part stripped."""
-    parts, depth, quote, start = [], 0, "", 0
-    for i, char in enumerate(text):
-        if quote:
-            quote = "" if char == quote else quote
-        elif char in "'\"":
-            quote = char
-        elif char in _OPENING:
-            depth += 1
-        elif char in _CLOSING:
-            depth = max(depth - 1, 0)
-        elif char == "," and depth == 0:
-            parts.append(text[start:i].strip())
-            start = i + 1
-    return [*parts, text[start:].strip()]
-
-
 def _literal(text: str) -> Any:
     """The Python literal ``text`` stands for, else the text itself (a bare word)."""
     try:
@@ -144,7 +131,7 @@ def parse_axis(text: str) -> Axis:
     name, text = next(iter(parse_overrides([text]).items()))
     if not text:
         raise NTPError(f"-p {name}= gives no value: write {name}=V, {name}=V1,V2,... or a range")
-    if ".." in text and not text.lstrip().startswith(("[", "(", "'", '"')):
+    if is_range_text(text):
         return _range_axis(name, text)
     items = split_values(text)
     if "" in items:

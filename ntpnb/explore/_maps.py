@@ -51,6 +51,7 @@ from ..chapter._outputs import read_record
 from ..chapter._plotting import COLORS, PHONE_WIDTH, use_style
 from ..errors import InvalidDataError, NTPError
 from ._grid import Axis, Grid, point_label
+from ._grid import value_text as parameter_text
 
 if TYPE_CHECKING:  # matplotlib is imported by the functions that draw, not with the package
     from matplotlib.axes import Axes
@@ -73,6 +74,8 @@ class PointRun:
     checks: tuple[Check, ...]
     #: False: the run failed or stopped, its checks are partial.
     complete: bool = True
+    #: The parameters it ran with, as its record says ({} in process).
+    parameters: Mapping[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -86,9 +89,12 @@ class GridResults:
     #: The chapter that ran ("" in process), its profile and its single-valued ``-p`` overrides.
     chapter: str = ""
     profile: str = ""
-    fixed: Mapping[str, str] = field(default_factory=dict)
+    fixed: Mapping[str, Any] = field(default_factory=dict)
     #: Why a run of the grid is missing or not counted, one sentence each (:func:`load_explore`).
     notes: tuple[str, ...] = ()
+    #: The points that ran a budget (an iteration count) below the paper's, each with its budgets:
+    #: ``toy_iters = 5000 (the paper's 100000)`` (:func:`budget_notes`).
+    short: Mapping[PointKey, str] = field(default_factory=dict)
 
     def key(self, point: Mapping[str, Any]) -> PointKey:
         """The point's values in axis order."""
@@ -194,17 +200,20 @@ class _ExploreRecord:
     profile: str
     seeds: tuple[int, ...]
     grid: Grid
-    fixed: Mapping[str, str]
+    #: The single-valued overrides of every point, each as its parameter takes it.
+    fixed: Mapping[str, Any]
     #: Each point's folder (relative to the tree) and values.
     points: tuple[tuple[str, Mapping[str, Any]], ...]
+    #: The chapter's iteration budgets at the paper's values (none in older records).
+    budgets: Mapping[str, Any] = field(default_factory=dict)
 
     def command(self, tree: Path) -> str:
         """The ``ntpnb explore`` command of this grid into ``tree``: it runs what is missing again."""
         words = ["ntpnb", "explore", self.chapter.split("_", 1)[0]]
         for axis in self.grid.axes:
             words += ["-p", f"{axis.name}={axis.spec or ','.join(axis.texts())}"]
-        for name, text in sorted(self.fixed.items()):
-            words += ["-p", f"{name}={text}"]
+        for name, value in sorted(self.fixed.items()):
+            words += ["-p", f"{name}={parameter_text(value)}"]
         words += ["--seeds", str(len(self.seeds)), "--profile", self.profile, "--out", shown(tree)]
         return shlex.join(words)
 
@@ -220,7 +229,7 @@ class _ExploreRecord:
             raise ValueError(str(exc)) from None
         fixed = data.get("fixed", {})
         if not isinstance(fixed, dict):
-            raise ValueError("'fixed' is not a mapping of parameters to texts")
+            raise ValueError("'fixed' is not a mapping of parameters to values")
         points = tuple((str(p["dir"]), dict(p["values"])) for p in data["points"])
         for folder, _ in points:
             if Path(folder).is_absolute() or ".." in Path(folder).parts:
@@ -228,7 +237,10 @@ class _ExploreRecord:
         expected = sorted(map(point_label, grid.points()))
         if sorted(point_label(values) for _, values in points) != expected:
             raise ValueError("its points are not the grid of its axes")
-        return cls(chapter, profile, seeds, grid, {str(k): str(v) for k, v in fixed.items()}, points)
+        budgets = data.get("budgets", {})
+        if not isinstance(budgets, dict):
+            raise ValueError("'budgets' is not a mapping of parameters to values")
+        return cls(chapter, profile, seeds, grid, {str(k): v for k, v in fixed.items()}, points, budgets)
 
 
 def _book_record(
@@ -277,7 +289,7 @@ def _point_runs(
         return [], [f"{label}: seed {first} is not counted ({book}), nor the point's other seeds"]
     if book.profile != explore.profile:
         return [], [f"{label}: it ran at the {book.profile} profile, the grid at {explore.profile}"]
-    runs, notes = [PointRun(dict(point), first, book.checks)], []
+    runs, notes = [PointRun(dict(point), first, book.checks, parameters=book.parameters or {})], []
     for seed in others:
         seed_tree = layout.seed_layouts().get(seed, OutputLayout(layout.seed_root(seed)))
         if (seed_tree.claims / f"{explore.chapter}.json").exists() and not (
@@ -313,7 +325,7 @@ def load_explore(tree: str | Path) -> GridResults:
     if not path.is_file():
         raise NTPError(f"{shown(tree)} is not an explore tree (it has no {EXPLORE_RECORD})")
     explore = read_record(path, "explore record", _ExploreRecord.from_json)
-    runs, notes = [], []
+    runs, notes, short = [], [], {}
     for folder, values in explore.points:
         point = {axis.name: values[axis.name] for axis in explore.grid.axes}
         try:
@@ -325,6 +337,8 @@ def load_explore(tree: str | Path) -> GridResults:
             ) from None
         runs += found
         notes += why
+        if found and (below := _below_budget(found[0].parameters, explore.budgets)):
+            short[tuple(point[a.name] for a in explore.grid.axes)] = below
     title = f"{explore.chapter} across {' and '.join(a.name for a in explore.grid.axes)}"
     return GridResults(
         explore.grid,
@@ -335,7 +349,20 @@ def load_explore(tree: str | Path) -> GridResults:
         explore.profile,
         explore.fixed,
         tuple(notes),
+        short,
     )
+
+
+def _below_budget(parameters: Mapping[str, Any], budgets: Mapping[str, Any]) -> str:
+    """``toy_iters = 5000 (the paper's 100000)``: the budgets a run's ``parameters`` set below the paper's."""
+    below = [
+        f"{name} = {parameters[name]} (the paper's {paper})"
+        for name, paper in budgets.items()
+        if isinstance(parameters.get(name), (int, float))
+        and isinstance(paper, (int, float))
+        and parameters[name] < paper
+    ]
+    return ", ".join(below)
 
 
 # -- the map of a check ---------------------------------------------------------------------------
@@ -590,15 +617,42 @@ def boundary_summary(check_map: CheckMap, grid: Grid) -> str:
 
 
 def summary_lines(results: GridResults, maps: Sequence[CheckMap] | None = None) -> list[str]:
-    """One line per check: what it requires, where it holds, its boundary.
+    """One line per check: what it requires, where it holds, its boundary; then the budget notes.
 
     ``maps``: the results' :func:`check_maps`, where the caller has them already.
     """
-    return [
+    maps = check_maps(results) if maps is None else maps
+    lines = [
         f"{m.label} {m.what} (required {m.required}): {where_it_holds(m, results.grid)}; "
         f"{boundary_summary(m, results.grid)}"
-        for m in (check_maps(results) if maps is None else maps)
+        for m in maps
     ]
+    return lines + budget_notes(results, maps)
+
+
+def budget_notes(results: GridResults, maps: Sequence[CheckMap]) -> list[str]:
+    """Each check that fails at a point whose run was shorter than the paper's: the budget may be why.
+
+    A map is a measurement at the budget each point ran: a failure at a point that stopped before
+    the paper's iteration count (:attr:`GridResults.short`) may be the run's, not the claim's.
+    """
+    notes = []
+    for m in maps:
+        failing = [key for key, holds in m.holds.items() if holds is False and key in results.short]
+        for budget in dict.fromkeys(results.short[key] for key in failing):
+            at = [key for key in failing if results.short[key] == budget]
+            points = "; ".join(
+                ", ".join(
+                    f"{a.name} = {value_text(a, v)}" for a, v in zip(results.grid.axes, key, strict=True)
+                )
+                for key in at
+            )
+            notes.append(
+                f"{m.label} {m.what} fails at {len(at)} point{'s' * (len(at) != 1)} that ran {budget}: "
+                f"{points}; a run that short may fail for want of iterations (the budget), not because "
+                "the claim fails there"
+            )
+    return notes
 
 
 # -- figures ------------------------------------------------------------------------------------------

@@ -14,7 +14,16 @@ from statistics import median
 from .._digits import format_number
 from ..book._verdicts import format_seeds
 from ._grid import Grid
-from ._maps import CheckMap, GridResults, boundary_summary, check_maps, value_text, where_it_holds
+from ._grid import value_text as parameter_text
+from ._maps import (
+    CheckMap,
+    GridResults,
+    boundary_summary,
+    budget_notes,
+    check_maps,
+    value_text,
+    where_it_holds,
+)
 
 #: How a check's decision at a point is made, as the page states it (the book's rule).
 DECISION_RULE = (
@@ -55,7 +64,7 @@ def _explored(results: GridResults) -> str:
     profile = f" at the {results.profile} profile" if results.profile else ""
     n = len(results.seeds)
     seeds = f"seed{'s' * (n != 1)} {format_seeds(results.seeds)}"
-    fixed = ", ".join(f"`{k}={v}`" for k, v in sorted(results.fixed.items()))
+    fixed = ", ".join(f"`{k}={parameter_text(v)}`" for k, v in sorted(results.fixed.items()))
     fixed = f"; fixed: {fixed}" if fixed else ""
     points = math.prod(results.grid.shape())
     return (
@@ -159,6 +168,9 @@ def map_page(results: GridResults, figures: Mapping[str, str], maps: Sequence[Ch
         )
         lines.append("| " + " | ".join(md(c) for c in cells) + " |")
     lines.append("")
+    if budget := budget_notes(results, maps):
+        lines += ["Where a failure may be the budget, not the claim:", ""]
+        lines += [f"- {md(note)}" for note in budget] + [""]
     for index, m in enumerate(maps, 1):
         lines += _map_section(index, m, results, figures.get(m.slug))
     return "\n".join(lines)

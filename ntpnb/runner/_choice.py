@@ -33,7 +33,15 @@ from .. import __version__
 from .._validation import as_count
 from ..chapter._claims import ChapterRecord, load_chapter_record
 from ..chapter._domains import INT_RANGE, closest
-from ..chapter._layout import OutputLayout, load_timings, notebook_sources, output_layout, output_tree
+from ..chapter._layout import (
+    DEFAULT_OUTPUT_DIRNAME,
+    DEFAULT_SEEDS,
+    OutputLayout,
+    load_timings,
+    notebook_sources,
+    output_layout,
+    output_tree,
+)
 from ..chapter._outputs import (
     CHANGED,
     NOT_RUN,
@@ -45,7 +53,9 @@ from ..chapter._outputs import (
     output_lock,
     remove_leftovers,
 )
+from ..chapter._ownership import RUN_TREE, check_output_folder
 from ..chapter._parameters import apply_overrides
+from ..chapter._sources import source_changes
 from ..errors import NTPError, PathError
 from ._timings import reference_seconds, run_sources, slowest_first
 
@@ -105,12 +115,16 @@ def int_seed(parameters: Mapping[str, Any]) -> int | None:
 
 
 def select_notebooks(root: Path, names: Sequence[str]) -> list[Path]:
-    """The notebooks of the project at ``root`` named in ``names`` (stems or unique prefixes; all if none).
+    """The notebooks of the project at ``root`` named in ``names`` (all if none).
+
+    A name is a notebook's stem, a unique prefix of one (``03``, ``03_gd``) or its number
+    (``3`` is chapter ``03``).
 
     Raises
     ------
     NTPError
-        If the project has no notebooks, or a name matches no notebook or more than one.
+        If the project has no notebooks, or a name matches no notebook or more than one (naming
+        those it matches).
     """
     sources = notebook_sources(root)
     if not sources:
@@ -119,20 +133,27 @@ def select_notebooks(root: Path, names: Sequence[str]) -> list[Path]:
         return sources
     chosen = []
     for name in names:
-        stem = Path(name).stem
-        matches = [s for s in sources if s.stem == stem] or [s for s in sources if s.stem.startswith(stem)]
+        matches = _matching_notebooks(sources, Path(name).stem)
         if len(matches) != 1:
             known = ", ".join(s.stem for s in sources)
-            what = "no notebook" if not matches else "several notebooks"
-            near = closest(stem, [s.stem for s in sources]) if not matches else ""
-            raise NTPError(f"{what} named {name!r}{near}; the notebooks are: {known}")
+            if matches:
+                shown = ", ".join(s.stem for s in matches)
+                raise NTPError(
+                    f"several notebooks named {name!r}: {shown}; name one of them, e.g. "
+                    f"{matches[0].stem.split('_')[0]}"
+                )
+            near = closest(Path(name).stem, [s.stem for s in sources])
+            raise NTPError(f"no notebook named {name!r}{near}; the notebooks are: {known}")
         chosen.append(matches[0])
     return chosen
 
 
-#: How many seeds a run executes by default (one for a run with ``-p`` overrides): the book's seed
-#: and four more, so every verdict is measured across seeds.
-DEFAULT_SEEDS = 5
+def _matching_notebooks(sources: Sequence[Path], stem: str) -> list[Path]:
+    """The notebooks of ``sources`` that ``stem`` names: by stem, by number (``3``: ``03_x``), by prefix."""
+    exact = [s for s in sources if s.stem == stem]
+    numbered = [s for s in sources if stem.isdigit() and s.stem.split("_")[0].isdigit()]
+    by_number = [s for s in numbered if int(s.stem.split("_")[0]) == int(stem)]
+    return exact or by_number or [s for s in sources if s.stem.startswith(stem)]
 
 
 def seed_runs(
@@ -239,7 +260,8 @@ def record_timings(
     """Add or replace the entries of the executed (not cached) ``results`` in ``layout.timings``.
 
     ``sources``: the sources each notebook ran, by name (:func:`~._timings.run_sources`), kept with
-    its time so that a time of other sources is known as such (:func:`~._timings.staleness`).
+    its time so that a time of other sources is known as such (:func:`~._timings.staleness`); a
+    time that includes numba's compiling is marked ``compiled``.
     """
     timings = load_timings(layout)
     date = (now or datetime.now(timezone.utc)).strftime("%Y-%m-%d %H:%M UTC")
@@ -247,6 +269,7 @@ def record_timings(
     for r in results:
         if not r.cached:
             entry = {"seconds": round(r.seconds, 2), "jobs": jobs, "date": date, "ok": bool(r.ok)}
+            entry |= {"compiled": True} if getattr(r, "compiled", False) else {}
             entries[r.name] = entry | dict((sources or {}).get(r.name, {}))
     return atomic_write_json(layout.timings, timings, sort_keys=True)
 
@@ -264,6 +287,9 @@ class CheckedRun:
     record: RunRecord
     #: The point of an explore's grid it is (:func:`~ntpnb.explore._grid.point_label`); "" for none.
     point: str = ""
+    #: How each chosen chapter's source differs from its commit, by name (those that do only:
+    #: :func:`~ntpnb.chapter._sources.source_changes`).
+    changed: Mapping[str, str] = field(default_factory=dict)
 
 
 def check_run(
@@ -274,18 +300,25 @@ def check_run(
     output_dir: str | Path | None,
     jobs: int | None,
     seeds: int | None,
+    force: bool = False,
+    uncommitted: bool = False,
 ) -> CheckedRun:
     """Check every input of a run of the project at ``root`` (the parameters of :func:`~._run.reproduce`).
 
     Writes nothing and starts nothing: what ``ntpnb reproduce`` refuses before it runs, refused
-    here (a hint's command is checked with it too: :func:`ntpnb.cli._check_command`).
+    here (a hint's command is checked with it too: :func:`ntpnb.cli._check_command`). ``force``:
+    an ``output_dir`` holding files ntpnb did not write may be written
+    (:func:`~ntpnb.chapter._ownership.check_output_folder`); ``uncommitted``: a chapter whose
+    source differs from its commit may run into the book's own tree (:func:`uncommitted_changes`).
 
     Raises
     ------
     NTPError
         On an unknown notebook, profile or parameter, a value outside its domain, ``jobs < 1``,
-        ``seeds < 1``, a sweep beyond the largest seed, an output folder that may not be written,
-        or a tree that holds a run of another setting.
+        ``seeds < 1``, a sweep beyond the largest seed, an output folder that may not be written
+        (a file, an explore tree, or, without ``force``, a folder of files ntpnb did not write),
+        a tree that holds a run of another setting, or, without ``uncommitted``, a chapter whose
+        source differs from its commit to run into the book's tree.
     """
     overrides = dict(overrides)
     chosen = tuple(
@@ -306,10 +339,35 @@ def check_run(
     record = RunRecord(
         profile, overrides, tuple(ran), tuple(sorted(s.stem for s, _ in chosen)), version=__version__
     )
-    if tree.exists() and not tree.is_dir():
-        output_layout(tree)  # refuses it, naming it, before it would make any folder
+    check_output_folder(
+        tree, RUN_TREE, tree if output_dir is None else output_dir, force or output_dir is None
+    )
     check_setting(tree, record)
-    return CheckedRun(chosen, jobs, seeds, tree, record)
+    changed = uncommitted_changes(root, [source for source, _ in chosen], tree, uncommitted)
+    return CheckedRun(chosen, jobs, seeds, tree, record, changed=changed)
+
+
+def uncommitted_changes(root: Path, sources: Sequence[Path], tree: Path, allowed: bool) -> dict[str, str]:
+    """How each of the chapters ``sources`` differs from its commit, by name (those that do only).
+
+    Raises
+    ------
+    NTPError
+        If one does, ``tree`` is the book's own and ``allowed`` is False: the book's outputs are the
+        committed chapters' (the message says what differs, and how to go on).
+    """
+    changed = {source.stem: change for source in sources if (change := source_changes(source))}
+    if changed and not allowed and tree == (root / DEFAULT_OUTPUT_DIRNAME).resolve():
+        names = " ".join(name.split("_")[0] for name in changed)
+        files = " ".join(f"notebooks/{name}.md" for name in changed)
+        what = "; ".join(f"notebooks/{name}.md {change}" for name, change in changed.items())
+        raise NTPError(
+            f"{what}: the book's outputs are the committed chapters' runs. Commit the change, or undo it "
+            f"(git restore {files}), or run it into a tree of its own (`ntpnb reproduce {names} "
+            f"--profile quick`), or add --uncommitted to run it into the book's outputs anyway (the run "
+            "records what differs)"
+        )
+    return changed
 
 
 @dataclass(frozen=True)

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .._compiled import cache_state
 from .._jupyter_imports import import_jsonschema_without_iri_grammar
 from ..chapter._claims import ChapterRecord, load_chapter_record
 from ..chapter._layout import OutputLayout
@@ -32,6 +33,7 @@ from ..chapter._outputs import (
     staging_layout,
     write_manifest,
 )
+from ..chapter._sources import source_changes
 from ..errors import PathError
 from ._choice import Labelled, NotebookRun, complete_record
 from ._jupyter_kernel import KERNEL_NAME, IPCKernelManager
@@ -57,6 +59,8 @@ class RunResult(Labelled):
     completed: bool = False
     failed_checks: tuple[str, ...] = ()
     point: str = ""  # the point of an explore's grid it ran at ("" for none)
+    #: numba compiled kernels while it ran (:func:`~ntpnb._compiled.cache_state`): its time includes that.
+    compiled: bool = False
 
     def __post_init__(self) -> None:
         if self.ok:  # ran to its end: ok implies completed
@@ -64,9 +68,16 @@ class RunResult(Labelled):
 
 
 def completed_result(
-    run: NotebookRun, record: ChapterRecord, seconds: float = 0.0, cached: bool = False
+    run: NotebookRun,
+    record: ChapterRecord,
+    seconds: float = 0.0,
+    cached: bool = False,
+    compiled: bool = False,
 ) -> RunResult:
-    """The result of ``run``, which ran to its end and wrote ``record`` (``cached``: in an earlier run)."""
+    """The result of ``run``, which ran to its end and wrote ``record`` (``cached``: in an earlier run).
+
+    ``compiled``: numba compiled kernels while it ran.
+    """
     failed = tuple(c.failure for c in record.failed)
     error = f"{len(failed)} of {len(record.checks)} checks failed" if failed else None
     return RunResult(
@@ -81,6 +92,7 @@ def completed_result(
         True,
         failed,
         run.point,
+        compiled,
     )
 
 
@@ -141,9 +153,9 @@ def run_notebook(run: NotebookRun, cell_started: CellStarted | None = None) -> R
         layout, executed = run.layout, run.executed
         stage = staging_layout(layout, run.name)
         staged = stage.notebooks / executed.name
-        start = time.perf_counter()
+        start, kernels = time.perf_counter(), cache_state()
         failure = _execute(run, stage, staged, cell_started)
-        seconds = time.perf_counter() - start
+        seconds, compiled = time.perf_counter() - start, cache_state() != kernels
         record = complete_record(run, stage.claims)
         if failure is not None and (record is None or getattr(failure, "ename", None) != "ClaimCheckError"):
             return _failed(run, stage, seconds, describe_failure(failure, staged, layout.root))
@@ -155,7 +167,7 @@ def run_notebook(run: NotebookRun, cell_started: CellStarted | None = None) -> R
         except Exception as exc:  # the outputs are not in place, or the next run cannot know they are
             return _failed(run, stage, seconds, describe_failure(exc, staged, layout.root))
         shutil.rmtree(stage.root, ignore_errors=True)
-        return completed_result(run, record, seconds)
+        return completed_result(run, record, seconds, compiled=compiled)
     except Exception as exc:  # a failure it did not report (a bug): a failed result too
         return failed_result(run, describe_failure(exc, outputs=run.layout.root))
 
@@ -198,14 +210,16 @@ def _put_in_place(run: NotebookRun, stage: OutputLayout, record: ChapterRecord, 
     """Move a completed run's staged outputs into its tree, then write its manifest.
 
     The record is rewritten with every parameter the run was given; the manifest says the run's
-    cache key, parameters, time, the outputs' digests and the commit of its sources.
+    cache key, parameters, time, the outputs' digests and the commit of its sources (with what its
+    chapter's source changed, if it was not as committed).
     """
     claims = stage.claims / f"{run.name}.json"
     if claims.exists():  # the record says every parameter the run was given
         record = dataclasses.replace(record, parameters=dict(run.parameters))
         atomic_write_text(claims, record.dump())
     digests = output_digests(run.layout.root, promote(stage, run.layout, run.executed))
-    commit = source_commit(run.source.parents[1])  # the project of notebooks/<name>.md
+    project = run.source.parents[1]  # the project of notebooks/<name>.md
+    commit = dataclasses.replace(source_commit(project), changes=source_changes(run.source))
     write_manifest(
         run.executed, Manifest(run.key, dict(run.parameters), seconds, digests, run.package, commit)
     )

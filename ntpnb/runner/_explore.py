@@ -30,26 +30,27 @@ from .._validation import as_count
 from ..chapter._layout import (
     DEFAULT_OUTPUT_DIRNAME,
     EXPLORE_RECORD,
+    EXPLORE_SEEDS,
     POINTS_DIRNAME,
     folder_name,
     output_tree,
 )
 from ..chapter._outputs import atomic_write_json, output_lock, read_record
+from ..chapter._ownership import EXPLORE_TREE, check_output_folder
+from ..chapter._parameters import apply_overrides, budget_parameters
 from ..errors import NTPError, PathError, RunInterruptedError
 from ..explore._folder import MAPS_DIRNAME, write_maps
 from ..explore._grid import Axis, Grid, checked_grid, point_label, value_text
 from ..explore._maps import check_maps, load_explore, summary_lines
 from ._choice import CheckedRun, RunPlan, check_run, planned_runs, select_notebooks
 from ._execute import RunResult
-from ._run import execute_plan
+from ._run import changed_lines, execute_plan
 
-#: Seeds per point unless ``--seeds`` says otherwise: the chapter's and two more, so that a map
-#: shows at each point the share of seeds at which a check passes.
-EXPLORE_SEEDS = 3
 #: The folder of ``outputs/`` that holds the explore trees, one folder per chapter.
 EXPLORE_DIRNAME = "explore"
-#: What must agree between a tree's ``explore.json`` and a grid that runs into it (seeds may grow).
-_SETTING = ("chapter", "profile", "axes", "fixed")
+#: What defines an explore, all of which a tree's ``explore.json`` and a grid that runs into it
+#: must agree on (another request gets a tree of its own: :func:`explore_tree`).
+_SETTING = ("chapter", "profile", "axes", "fixed", "seeds")
 
 
 @dataclass(frozen=True)
@@ -78,12 +79,14 @@ def explore_tree(
     profile: str,
     grid: Grid,
     fixed: Mapping[str, str],
+    seeds: int,
     output_dir: str | Path | None,
 ) -> Path:
     """The root of the explore tree: ``output_dir``, or ``<root>/outputs/explore/<chapter>/<what was asked>``.
 
     What was asked names the folder: the profile (when not ``paper``), each axis as written, the
-    fixed overrides (:func:`~ntpnb.chapter._layout.folder_name`).
+    fixed overrides, the number of seeds (:func:`~ntpnb.chapter._layout.folder_name`), so that
+    each request has a tree of its own.
 
     Raises
     ------
@@ -93,15 +96,26 @@ def explore_tree(
     """
     asked: dict[str, object] = {"profile": profile} if profile != "paper" else {}
     asked |= {axis.name: axis.spec or ",".join(axis.texts()) for axis in grid.axes}
-    asked |= dict(sorted(fixed.items()))
+    asked |= dict(sorted(fixed.items())) | {"seeds": seeds}
     default = root.resolve() / DEFAULT_OUTPUT_DIRNAME / EXPLORE_DIRNAME / chapter / folder_name(asked)
     return output_tree(root, profile, asked, default if output_dir is None else output_dir)
 
 
 def explore_record(
-    chapter: str, profile: str, grid: Grid, fixed: Mapping[str, str], seeds: Sequence[int]
+    chapter: str,
+    profile: str,
+    grid: Grid,
+    fixed: Mapping[str, Any],
+    seeds: Sequence[int],
+    budgets: Mapping[str, int] | None = None,
 ) -> dict[str, Any]:
-    """What ``explore.json`` records of a grid: the setting, its seeds, each point's folder and values."""
+    """What ``explore.json`` records of a grid: the setting, its seeds, each point's folder and values.
+
+    ``fixed``: the single-valued overrides, each as its parameter takes it (a number stays a number);
+    ``budgets``: the chapter's iteration budgets at the paper's values
+    (:func:`~ntpnb.chapter._parameters.budget_parameters`), against which the maps name a point
+    that ran shorter.
+    """
     return {
         "chapter": chapter,
         "profile": profile,
@@ -111,6 +125,7 @@ def explore_record(
         "points": [
             {"dir": f"{POINTS_DIRNAME}/{point_label(point)}", "values": point} for point in grid.points()
         ],
+        "budgets": dict(budgets or {}),
         "version": __version__,
     }
 
@@ -123,13 +138,13 @@ def _parse_record(data: object) -> dict[str, Any]:
 
 
 def check_explore_tree(tree: Path, record: Mapping[str, Any]) -> None:
-    """Refuse to run the grid of ``record`` into ``tree`` if it holds an explore of another grid.
+    """Refuse to run the grid of ``record`` into ``tree`` if it holds an explore of another request.
 
     Raises
     ------
     NTPError
-        If ``tree``'s ``explore.json`` records another chapter, profile, axes or fixed overrides,
-        or does not read.
+        If ``tree``'s ``explore.json`` records another chapter, profile, axes, fixed overrides
+        or seeds (naming each, there and asked), or does not read.
     """
     path = tree / EXPLORE_RECORD
     if not path.exists():
@@ -138,15 +153,41 @@ def check_explore_tree(tree: Path, record: Mapping[str, Any]) -> None:
         held = read_record(path, "explore record", _parse_record)
     except PathError as exc:
         raise NTPError(f"{exc}; if {tree} holds only this grid's runs, delete that file and rerun") from exc
-    # the record as JSON reads it back: tuples as lists
-    asked = json.loads(json.dumps({key: record[key] for key in _SETTING}, default=repr))
-    differ = [key for key in _SETTING if held.get(key) != asked[key]]
+    differ = [
+        f"{key} {_setting_text(held, key)} there, {_setting_text(record, key)} asked"
+        for key in _SETTING
+        if _setting_json(held, key) != _setting_json(record, key)
+    ]
     if differ:
         raise NTPError(
-            f"{tree} holds an explore of another grid (its {', '.join(differ)} differ: see its "
+            f"{tree} holds an explore of another grid (its {'; '.join(differ)}: see its "
             f"{EXPLORE_RECORD}); choose another --out, or leave --out out (each grid then gets a tree "
             "of its own)"
         )
+
+
+def _setting_json(record: Mapping[str, Any], key: str) -> str:
+    """One setting of an explore record as JSON text; a fixed value as ``-p`` writes it (``5000``)."""
+    value = record.get(key)
+    if key == "fixed" and isinstance(value, Mapping):
+        value = {name: value_text(v) for name, v in value.items()}
+    return json.dumps(value, sort_keys=True, default=repr)
+
+
+def _setting_text(record: Mapping[str, Any], key: str) -> str:
+    """One setting of an explore record as a reader reads it: ``toy_lr=0.1,1``, ``0, 1``, ``none``."""
+    value = record.get(key)
+    if key == "axes" and isinstance(value, list):
+        return "; ".join(
+            f"{axis.get('name')}={axis.get('spec') or ','.join(map(value_text, axis.get('values', [])))}"
+            for axis in value
+            if isinstance(axis, Mapping)
+        )
+    if key == "fixed" and isinstance(value, Mapping):
+        return ", ".join(f"{name}={value_text(v)}" for name, v in sorted(value.items())) or "none"
+    if key == "seeds" and isinstance(value, list):
+        return ", ".join(map(str, value))
+    return str(value)
 
 
 def check_explore(
@@ -158,35 +199,47 @@ def check_explore(
     output_dir: str | Path | None = None,
     jobs: int | None = None,
     seeds: int | None = None,
+    force: bool = False,
 ) -> CheckedExplore:
     """Check every input of an explore of ``chapter`` of the project at ``root``; write and start nothing.
 
     ``axes``: one or two (:func:`~ntpnb.explore._grid.parse_axis`); ``fixed``: single-valued
     ``-p`` overrides of every point, as text; ``seeds``: per point (default
-    :data:`EXPLORE_SEEDS`), from the chapter's seed (or ``-p seed=S``); ``output_dir``: the
-    explore tree's root (default :func:`explore_tree`); ``jobs`` as ``reproduce`` takes it.
+    :data:`~ntpnb.chapter._layout.EXPLORE_SEEDS`), from the chapter's seed (or ``-p seed=S``);
+    ``output_dir``: the explore tree's root (default :func:`explore_tree`); ``jobs`` as
+    ``reproduce`` takes it;
+    ``force``: an ``output_dir`` holding files ntpnb did not write may be written
+    (:func:`~ntpnb.chapter._ownership.check_output_folder`).
 
     Raises
     ------
     NTPError
         On an unknown chapter or profile, a grid :func:`~ntpnb.explore._grid.checked_grid`
         refuses, anything ``reproduce`` refuses of a point's run (:func:`~._choice.check_run`),
-        or a tree that holds another grid.
+        an output folder that is a file, a run's tree or (without ``force``) a folder of files
+        ntpnb did not write, or a tree that holds another grid.
     """
     fixed = dict(fixed or {})
     (source,) = select_notebooks(root, [chapter])
     grid = checked_grid(source, profile, axes, fixed)
     seeds = EXPLORE_SEEDS if seeds is None else as_count(seeds, "--seeds")
-    tree = explore_tree(root, source.stem, profile, grid, fixed, output_dir)
+    tree = explore_tree(root, source.stem, profile, grid, fixed, seeds, output_dir)
+    check_output_folder(
+        tree, EXPLORE_TREE, tree if output_dir is None else output_dir, force or output_dir is None
+    )
     points = []
     for point in grid.points():
         label = point_label(point)
         overrides = {**fixed, **{name: value_text(value) for name, value in point.items()}}
         checked = check_run(
-            root, [source.stem], profile, overrides, tree / POINTS_DIRNAME / label, jobs, seeds
+            root, [source.stem], profile, overrides, tree / POINTS_DIRNAME / label, jobs, seeds, force
         )
         points.append(replace(checked, point=label))
-    record = explore_record(source.stem, profile, grid, fixed, points[0].record.seeds)
+    typed = apply_overrides(source, profile, fixed)  # each fixed value as its parameter takes it
+    fixed_values = {name: typed[name] for name in fixed}
+    record = explore_record(
+        source.stem, profile, grid, fixed_values, points[0].record.seeds, budget_parameters(source)
+    )
     check_explore_tree(tree, record)
     return CheckedExplore(grid, tree, tuple(points), record)
 
@@ -234,6 +287,8 @@ def explore(
         tree.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise PathError(f"cannot create the output folder {exc.filename or tree}: {exc.strerror}") from exc
+    for line in changed_lines(checked.points[0].changed):  # one chapter, at every point
+        log(line)
     with output_lock(tree, wait=wait, log=log):
         check_explore_tree(tree, checked.record)  # another grid may have come while this one waited
         atomic_write_json(tree / EXPLORE_RECORD, checked.record)

@@ -35,6 +35,7 @@ def reproduce(
     wait: bool = True,
     seeds: int | None = None,
     scheduler: str | None = None,
+    uncommitted: bool = False,
 ) -> list[RunResult]:
     """Execute the selected notebooks of the project at ``root``; one progress line each.
 
@@ -58,10 +59,13 @@ def reproduce(
     wait
         If another process is writing the output tree, wait for it, or raise.
     seeds
-        Seeds per notebook (default :data:`~._choice.DEFAULT_SEEDS`, or one with ``overrides``).
+        Seeds per notebook (default :data:`~ntpnb.chapter._layout.DEFAULT_SEEDS`, or one with ``overrides``).
     scheduler
         Address of a Dask scheduler whose workers share this file system: runs are its tasks
         (:mod:`._cluster`), not local processes.
+    uncommitted
+        Run a chapter whose source differs from its commit into the book's own tree too (refused
+        otherwise); each such chapter is named first, with what differs, and its run records it.
 
     Returns
     -------
@@ -80,12 +84,23 @@ def reproduce(
     RunInterruptedError
         On SIGINT (Ctrl-C): finished notebooks keep their outputs (and timings).
     """
-    checked = check_run(root, names, profile, overrides or {}, output_dir, jobs, seeds)
+    checked = check_run(root, names, profile, overrides or {}, output_dir, jobs, seeds, force, uncommitted)
+    for line in changed_lines(checked.changed):
+        log(line)
     with planned_run(root, checked, force, wait, log) as plan:
         results, interrupted = execute_plan(plan, log, scheduler)
     if interrupted:
         raise RunInterruptedError(len(results), len(plan.runs))
     return [results[run.label] for run in plan.runs]
+
+
+def changed_lines(changed: Mapping[str, str]) -> list[str]:
+    """``ntpnb: 03_x: its source differs from commit ...``: a line per chapter not as committed."""
+    return [
+        f"ntpnb: {name}: its source notebooks/{name}.md {change}; this run is of that source, and "
+        "records it (not the commit's run)"
+        for name, change in changed.items()
+    ]
 
 
 def execute_plan(
@@ -100,7 +115,8 @@ def execute_plan(
     runs in worker processes (``plan.jobs`` at once) or as tasks of the Dask cluster at
     ``scheduler``. The time left follows each line (on a terminal, the status block's last
     line), after ``status`` of the results so far (e.g. the points of a grid done; "" for
-    nothing). The times of the runs executed are recorded in their trees.
+    nothing): the work left of the runs executed (a cached run takes none). The times of the runs
+    executed are recorded in their trees.
 
     Returns the results by label, and whether the run was interrupted (SIGINT or SIGTERM).
     """
@@ -111,8 +127,9 @@ def execute_plan(
         now = time.monotonic()
         running = {n: now - r.started for n, r in display.running.items()}
         profile = plan.record.profile
+        # the runs to execute: a cached one takes no time, however long its last run took
         return describe_time_left(
-            seconds_left(plan.runs, plan.seconds, profile, plan.jobs, results, running, plan.reference)
+            seconds_left(plan.pending, plan.seconds, profile, plan.jobs, results, running, plan.reference)
         )
 
     def footer() -> str:

@@ -196,10 +196,16 @@ class Expected:
     stale: str = ""
     #: Whether it was measured on another machine (the benchmark record's, of another kind).
     other_machine: bool = False
+    #: Whether it includes numba's compiling of the kernels (a first run: later ones load them).
+    compiled: bool = False
 
     def describe(self) -> str:
         """``paper 18 s`` or ``quick 2 min``, the time only."""
         return f"{self.seconds:.0f} s" if self.seconds < 90 else f"{self.seconds / 60:.0f} min"
+
+    def rank(self) -> tuple[bool, bool, bool]:
+        """Its order among the times of one chapter: one that includes compiling last, then a stale one."""
+        return (self.compiled, bool(self.stale), self.other_machine)
 
 
 def staleness(recorded: Mapping[str, Any] | None, current: Mapping[str, str]) -> str:
@@ -214,6 +220,32 @@ def staleness(recorded: Mapping[str, Any] | None, current: Mapping[str, str]) ->
     return f"measured with another version of {' and of '.join(changed)}" if changed else ""
 
 
+def measured_times(
+    name: str,
+    profile: str,
+    current: Mapping[str, str],
+    tree: OutputLayout,
+    record: ChapterTimes | None,
+) -> list[Expected]:
+    """Every time measured of ``name`` at ``profile``: this machine's last run into ``tree``, the record's.
+
+    ``current``: the sources now (:func:`run_sources`), against which each time is stale or not.
+    """
+    found = []
+    entry = load_timings(tree).get(profile, {}).get(name)
+    if _is_time(entry):
+        compiled = entry.get("compiled") is True
+        found.append(
+            Expected(float(entry["seconds"]), THIS_MACHINE, staleness(entry, current), compiled=compiled)
+        )
+    seconds = record.seconds(name, profile) if record is not None else None
+    if record is not None and seconds is not None:
+        stale = staleness(record.chapters[name].get("sources"), current)
+        other = record.machine != this_machine()
+        found.append(Expected(seconds, BENCHMARK, stale, other))
+    return found
+
+
 def expected_time(
     name: str,
     profile: str,
@@ -225,18 +257,10 @@ def expected_time(
 
     Of this machine's last run into ``tree`` (its ``timings.json``) and the benchmark ``record``,
     a time measured with the ``current`` sources (:func:`run_sources`) comes first, then this
-    machine's, so a stale time is shown only when no current one exists.
+    machine's, so a stale time is shown only when no current one exists; a time that includes
+    numba's compiling comes last of all (:meth:`Expected.rank`).
     """
-    found = []
-    entry = load_timings(tree).get(profile, {}).get(name)
-    if _is_time(entry):
-        found.append(Expected(float(entry["seconds"]), THIS_MACHINE, staleness(entry, current)))
-    seconds = record.seconds(name, profile) if record is not None else None
-    if record is not None and seconds is not None:
-        stale = staleness(record.chapters[name].get("sources"), current)
-        other = record.machine != this_machine()
-        found.append(Expected(seconds, BENCHMARK, stale, other))
-    return min(found, key=lambda e: (bool(e.stale), e.other_machine), default=None)
+    return min(measured_times(name, profile, current, tree, record), key=Expected.rank, default=None)
 
 
 def describe_record(record: ChapterTimes) -> str:
@@ -278,10 +302,12 @@ def refresh_minutes(record: ChapterTimes) -> int:
 
 def format_expected(times: Sequence[tuple[str, Expected]]) -> str:
     """``paper 18 s, quick 9 s (benchmark record)``: the times of one chapter, grouped by where measured."""
-    groups: dict[tuple[str, str], list[str]] = {}
+    groups: dict[tuple[str, str, bool], list[str]] = {}
     for profile, expected in times:
-        groups.setdefault((expected.where, expected.stale), []).append(f"{profile} {expected.describe()}")
+        key = (expected.where, expected.stale, expected.compiled)
+        groups.setdefault(key, []).append(f"{profile} {expected.describe()}")
     return "; ".join(
-        f"{', '.join(shown)} ({where}{f', stale: {stale}' if stale else ''})"
-        for (where, stale), shown in groups.items()
+        f"{', '.join(shown)} ({where}{f', stale: {stale}' if stale else ''}"
+        f"{', which includes numba compiling the kernels (a first run)' if compiled else ''})"
+        for (where, stale, compiled), shown in groups.items()
     )

@@ -9,12 +9,14 @@ import re
 from pathlib import Path
 
 import pytest
+from explore.map_trees import write_explore
 
-from ntpnb.book._compare import compare_claims, compare_runs, print_comparison, sanitizers
+from ntpnb.book._compare import compare_claims, compare_runs, explore_runs, print_comparison, sanitizers
 from ntpnb.chapter._claims import ClaimLog
-from ntpnb.chapter._outputs import RunRecord, write_run_record
+from ntpnb.chapter._outputs import Manifest, RunRecord, SourceCommit, write_manifest, write_run_record
 from ntpnb.chapter._platform import cpu_model
 from ntpnb.errors import PathError
+from ntpnb.explore import Axis, Grid
 
 
 def write_run(root, cells_by_notebook):
@@ -214,6 +216,23 @@ def test_the_settings_that_differ_are_said_first(tmp_path, capsys):
     ]
 
 
+def test_a_run_of_an_edited_chapter_source_is_named_among_the_settings(tmp_path, capsys):
+    """The issue's run at toy_lr = 2.0 saved into the source: compare names it, though -p did not."""
+    runs = [write_run(tmp_path / name, {"03_x": ["ok\n"]}) for name in ("a", "b")]
+    changes = ("", "differs from commit 1478a4c: toy_lr = 2.0 (committed: 0.5)")
+    for run, change in zip(runs, changes, strict=True):
+        write_run_record(run, RunRecord("quick", {}, (0,), ("03_x",)))
+        commit = SourceCommit("1478a4c" + "0" * 33, bool(change), change)
+        write_manifest(
+            run / "notebooks" / "03_x.ipynb", Manifest("k", {}, 1.0, {"x": "0" * 64}, "pkg", commit)
+        )
+    assert print_comparison(*runs) == 0
+    assert capsys.readouterr().out.splitlines()[:2] == [
+        f"the two runs' settings differ ({runs[0]} | {runs[1]}):",
+        "  chapter sources: as committed | 03_x differs from commit 1478a4c: toy_lr = 2.0 (committed: 0.5)",
+    ]
+
+
 def claim_run(root, value, passes, relation=">"):
     """A run of ``01_x`` whose record holds one check, printed as its line is (the same in both runs)."""
     run = write_run(root, {"01_x": ["[A1] the gap\n"]})
@@ -242,3 +261,24 @@ def test_a_value_is_compared_to_the_precision_its_check_prints(tmp_path, capsys)
     assert not diff.decision_changed
     assert print_comparison(a, c) == 1
     assert "01_x A1 the gap: PASS measured 1.000 | PASS measured 1.200" in capsys.readouterr().out
+
+
+def test_two_explore_trees_name_every_differing_setting_first_and_pair_only_runs_at_one_seed(
+    tmp_path, capsys
+):
+    """The same grid at seed 0 and (with -p seed=1) at seed 1: no run is paired, the seeds are named."""
+    grid = Grid((Axis("lr", (0.5, 1.5), "0.5,1.5"),))
+
+    def checks(point, seed):
+        return [("A9", "a step below one", point["lr"], "<", 1.0, {})]
+
+    a = write_explore(tmp_path / "a", grid, [0], checks)
+    b = write_explore(tmp_path / "b", grid, [1], checks, fixed={"seed": 1})
+    assert sorted(explore_runs(a)) == ["lr=0.5 seed 0", "lr=1.5 seed 0"]
+    assert print_comparison(a, b) == 1
+    out = capsys.readouterr().out
+    assert out.startswith(
+        f"the two explore trees' settings differ ({a} | {b}):\n  fixed: none | seed=1\n  seeds: 0 | 1\n"
+    )
+    assert "lr=0.5 seed 0: only in" in out and "lr=0.5 seed 1: only in" in out
+    assert "claim check" not in out  # seed 0's runs are never compared with seed 1's

@@ -273,6 +273,7 @@ def test_a_cell_value_outside_its_declared_domain_is_refused():
 FAKE_CELL = """\
 profile = "paper"  # {"paper" | "quick"} the profile
 output_dir = None  # {text or None} the tree
+pinned = None  # {list of text or None} kept at any profile
 
 # --- experiment settings ---
 seed = 0  # {int ≥ 0} the seed
@@ -315,15 +316,48 @@ def test_a_run_outside_the_runner_writes_a_labelled_tree_of_its_own_and_says_so(
     assert record.describe().startswith("interactive run (not ntpnb reproduce), profile paper")
 
 
-def test_the_quick_profile_in_the_cell_gives_the_quick_values(fake_project, capsys):
+def test_the_quick_profile_in_the_cell_gives_the_quick_values_and_says_which_with_the_cells(
+    fake_project, capsys
+):
     values = parameters.chapter_parameters("07_fake", namespace_of(fake_project, profile="quick"))
     assert values["n"] == 5 and values["lr"] == 0.5
     assert values["output_dir"].endswith("interactive/profile=quick")
-    assert "The quick profile's values (ntpnb/chapter/_parameters.py): n=5." in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert (
+        "The quick profile's values (ntpnb/chapter/_parameters.py) in effect, for the cell's as saved: "
+        "n=5 (the cell: 50). To run a value of the cell instead, pin it: pinned = ['n']."
+    ) in out
     # a value set otherwise (papermill -p, a cell not saved yet) is kept, and names the tree
     values = parameters.chapter_parameters("07_fake", namespace_of(fake_project, profile="quick", n=7))
     assert values["n"] == 7 and values["output_dir"].endswith("interactive/profile=quick,n=7")
-    assert "Set here: n=7." in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "Set here: n=7." in out and "in effect" not in out
+
+
+def test_a_value_typed_on_purpose_runs_at_any_profile_once_pinned(fake_project, capsys):
+    """The paper's value at the quick profile: left as saved it is the quick one, pinned it is the cell's."""
+    values = parameters.chapter_parameters(
+        "07_fake", namespace_of(fake_project, profile="quick", pinned=["n"])
+    )
+    assert values["n"] == 50 and values["output_dir"].endswith("interactive/profile=quick,n=50")
+    out = capsys.readouterr().out
+    assert "Set here: n=50 (pinned)." in out and "in effect" not in out
+    with pytest.raises(
+        NTPError, match=r"pinned names 'nn', which is no parameter of the cell \(did you mean 'n'\?\)"
+    ):
+        parameters.chapter_parameters("07_fake", namespace_of(fake_project, profile="quick", pinned=["nn"]))
+    with pytest.raises(NTPError, match="pinned = 'n' is not a non-empty list, each item a text, or None"):
+        parameters.chapter_parameters("07_fake", namespace_of(fake_project, profile="quick", pinned="n"))
+
+
+def test_a_run_of_the_chapters_own_source_is_told_where_an_edit_is_kept(fake_project, capsys):
+    parameters.chapter_parameters("07_fake", namespace_of(fake_project))  # run in notebooks/, as Jupyter does
+    assert "File > Save Notebook As… my-notebooks/07_fake.md keeps your changes." in capsys.readouterr().out
+
+
+def test_pinned_is_no_parameter_of_a_run_of_ntpnb_reproduce():
+    said = parameters.run_parameter_error("pinned", "['toy_iters']")
+    assert said.startswith("-p pinned=['toy_iters'] sets no parameter of a chapter: pinned keeps values")
 
 
 def test_the_runners_values_are_checked_and_kept(fake_project, capsys):

@@ -59,11 +59,13 @@ def write_explore(
     checks_at: Any,
     *,
     failed: Sequence[tuple[Mapping[str, Any], int]] = (),
-    fixed: Mapping[str, str] | None = None,
+    fixed: Mapping[str, Any] | None = None,
+    budgets: Mapping[str, int] | None = None,
 ) -> Path:
     """An explore tree: ``explore.json`` and every point at every seed (``checks_at(point, seed)``'s checks).
 
-    The runs in ``failed`` (point, seed) failed instead.
+    The runs in ``failed`` (point, seed) failed instead; ``budgets``: the chapter's iteration
+    budgets at the paper's values, as ``explore.json`` records them.
     """
     points = []
     for point in grid.points():
@@ -82,6 +84,7 @@ def write_explore(
         "axes": [{"name": a.name, "spec": a.spec, "values": list(a.values), "log": a.log} for a in grid.axes],
         "fixed": dict(fixed or {}),
         "points": points,
+        "budgets": dict(budgets or {}),
         "version": "0.1.0",
     }
     (tree / "explore.json").write_text(json.dumps(record, indent=1))

@@ -392,3 +392,23 @@ def test_a_damaged_record_is_refused_naming_it(tmp_path):
     (tmp_path / "explore.json").unlink()
     with pytest.raises(NTPError, match="not an explore tree"):
         load_explore(tmp_path)
+
+
+def test_a_map_says_where_a_failure_may_be_the_budget_rather_than_the_claim(tmp_path):
+    """A check that fails where the run stopped before the paper's iteration count is said to."""
+    grid = Grid((Axis("iters", (10, 1000), "10,1000"),))
+
+    def checks_at(point, seed):  # converged only with the paper's budget
+        return [("A9", "the gap at the end", 1.0 / point["iters"], "<", 0.01, {})]
+
+    tree = write_explore(tmp_path / "grid", grid, [0, 1], checks_at, budgets={"iters": 1000})
+    results = load_explore(tree)
+    assert results.short == {(10,): "iters = 10 (the paper's 1000)"}
+    notes = summary_lines(results)[1:]
+    assert notes == [
+        "A9 the gap at the end fails at 1 point that ran iters = 10 (the paper's 1000): iters = 10; a run "
+        "that short may fail for want of iterations (the budget), not because the claim fails there"
+    ]
+    page = (write_maps(results, tree / "maps")[-1]).read_text()
+    assert "Where a failure may be the budget, not the claim:" in page and notes[0].split(":")[0] in page
+    assert json.loads((tree / "maps" / "maps.json").read_text())["budget_notes"] == notes

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -95,7 +96,7 @@ def test_the_record_names_the_grid_its_seeds_and_each_points_tree(project):
         / "outputs"
         / "explore"
         / CHAPTER
-        / "profile=quick,toy_lr=0.01..1_log_3,n_frames=2,3,toy_iters=7"
+        / "profile=quick,toy_lr=0.01..1_log_3,n_frames=2,3,toy_iters=7,seeds=2"
     )
     assert checked.tree == tree
     record = checked.record
@@ -104,7 +105,8 @@ def test_the_record_names_the_grid_its_seeds_and_each_points_tree(project):
         {"name": "toy_lr", "values": [0.01, 0.1, 1.0], "spec": "0.01..1:log:3", "log": True},
         {"name": "n_frames", "values": [2, 3], "spec": "2,3", "log": False},
     ]
-    assert record["fixed"] == {"toy_iters": "7"}
+    assert record["fixed"] == {"toy_iters": 7}  # as the parameter takes it: a number stays a number
+    assert record["budgets"] == {"toy_iters": 100_000}  # the paper's: a shorter point's map says so
     assert [p["dir"] for p in record["points"][:2]] == [
         "points/toy_lr=0.01,n_frames=2",
         "points/toy_lr=0.01,n_frames=3",
@@ -124,9 +126,18 @@ def test_a_tree_holds_one_grid(project):
     axes = [parse_axis("toy_lr=0.1,1")]
     checked = check_explore(project, "03", axes, {}, profile="quick", output_dir=project / "out")
     (project / "out").mkdir()
-    (project / "out" / "explore.json").write_text(json.dumps(checked.record | {"seeds": [5]}))
-    check_explore(project, "03", axes, {}, profile="quick", output_dir=project / "out")  # seeds may change
-    with pytest.raises(NTPError, match="holds an explore of another grid \\(its axes differ"):
+    (project / "out" / "explore.json").write_text(json.dumps(checked.record))
+    check_explore(project, "03", axes, {}, profile="quick", output_dir=project / "out")  # the same request
+    # another number of seeds is another request: its own tree by default, refused in this one
+    with pytest.raises(
+        NTPError, match=re.escape("(its seeds 0, 1, 2 there, 0, 1 asked: see its explore.json)")
+    ):
+        check_explore(project, "03", axes, {}, profile="quick", output_dir=project / "out", seeds=2)
+    assert check_explore(project, "03", axes, {}, profile="quick", seeds=2).tree.name.endswith(",seeds=2")
+    assert check_explore(project, "03", axes, {}, profile="quick", seeds=1).tree.name.endswith(",seeds=1")
+    with pytest.raises(
+        NTPError, match=re.escape("another grid (its axes toy_lr=0.1,1 there, toy_lr=0.1,2 asked")
+    ):
         check_explore(
             project, "03", [parse_axis("toy_lr=0.1,2")], {}, profile="quick", output_dir=project / "out"
         )
@@ -135,6 +146,64 @@ def test_a_tree_holds_one_grid(project):
     write_run_record(project / "out2" / "points" / "toy_lr=0.1", RunRecord("paper"))
     with pytest.raises(NTPError, match="holds a run of profile paper"):
         check_explore(project, "03", axes, {}, profile="quick", output_dir=project / "out2")
+
+
+def listing(folder: Path) -> list[str]:
+    """Every path under ``folder``, relative to it (hidden ones too: a lock file shows)."""
+    return sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*"))
+
+
+def test_every_output_folder_holds_one_kind_of_tree_and_nothing_of_the_users(project, capsys):
+    """--out refuses a run's tree to explore, an explore tree to reproduce, and a folder of one's own."""
+    root = ["--root", str(project)]
+    mine = project / "mine"  # the user's own folder: a notebook of the same name as a chapter's output
+    mine.mkdir()
+    (mine / f"{CHAPTER}.ipynb").write_text("my notes")
+    (mine / "notes.txt").write_text("mine")
+    run_tree = project / "outputs" / "runs" / "profile=quick"
+    run_tree.mkdir(parents=True)
+    write_run_record(run_tree, RunRecord("quick", {}, (0,), (CHAPTER,)))
+    explore_tree = project / "grid"
+    explore_tree.mkdir()
+    (explore_tree / "explore.json").write_text(json.dumps({"chapter": CHAPTER, "axes": [{"name": "toy_lr"}]}))
+    before = listing(project)
+    refused = {
+        ("explore", "03", "-p", "toy_lr=0.1,1", "--out", str(run_tree)): (
+            f"--out {run_tree} holds a run's tree (profile quick; seed 0; run.json); ntpnb explore writes "
+            "an explore tree, never into another kind of tree"
+        ),
+        ("reproduce", "03", "--profile", "quick", "--out", str(explore_tree)): (
+            f"--out {explore_tree} holds an explore tree of {CHAPTER} across toy_lr (explore.json); "
+            "ntpnb reproduce writes a run's tree"
+        ),
+        ("reproduce", "03", "--profile", "quick", "--out", str(mine)): (
+            f"--out {mine} holds files ntpnb did not write ({CHAPTER}.ipynb, notes.txt): choose a new or "
+            "empty folder, or add --force"
+        ),
+        ("explore", "03", "-p", "toy_lr=0.1,1", "--out", str(mine)): "holds files ntpnb did not write",
+        ("explore", "03", "-p", "toy_lr=0.1,1", "--out", str(mine / "notes.txt")): (
+            f"the output folder {mine / 'notes.txt'} exists and is not a folder (--out {mine / 'notes.txt'} "
+            "is a file)"
+        ),
+    }
+    for argv, said in refused.items():
+        assert cli.main([*argv, *root]) == 2, argv
+        err = capsys.readouterr().err
+        assert said in err, err
+        with pytest.raises(NTPError, match=re.escape(said[:40])):
+            cli._check_command([*argv, *root])
+    assert listing(project) == before  # nothing written: no lock, no record, no folder
+    # --force writes into a folder of one's own (its outputs replace files of the same names)
+    assert cli._check_command(["reproduce", "03", "--out", str(mine), "--force", *root]) is not None
+    assert cli._check_command(["explore", "03", "-p", "toy_lr=0.1,1", "--out", str(mine), "--force", *root])
+    # never into a tree of another kind; and a folder holding both kinds is read by no command
+    with pytest.raises(NTPError, match="never into another kind of tree"):
+        cli._check_command(["explore", "03", "-p", "toy_lr=0.1,1", "--out", str(run_tree), "--force", *root])
+    write_run_record(explore_tree, RunRecord("quick"))
+    for argv in (["book", "--run", str(explore_tree), *root], ["compare", str(explore_tree), str(run_tree)]):
+        assert cli.main(argv) == 2
+        assert "holds both a run (run.json) and an explore (explore.json)" in capsys.readouterr().err
+    assert not (explore_tree / "_book").exists()
 
 
 def test_the_command_line_is_checked_as_explore_checks_it(project):
@@ -225,7 +294,7 @@ def test_an_interrupted_explore_stops_quietly_and_resumes(project):
     proc = subprocess.Popen(
         cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True
     )
-    tree = project.resolve() / "outputs" / "explore" / CHAPTER / "profile=quick,toy_lr=0.2,0.4,0.6"
+    tree = project.resolve() / "outputs" / "explore" / CHAPTER / "profile=quick,toy_lr=0.2,0.4,0.6,seeds=1"
     wait_for(lambda: running_points(tree), "a first point running")
     (first,) = running_points(tree)
     Path(f"{gates}-{first.partition('=')[2]}").touch()  # it ends; the next starts, and sleeps
@@ -256,9 +325,9 @@ def test_a_grid_on_a_dask_cluster_equals_the_local_one(project, tmp_path, capsys
     remote = run_on_dask(project, ["toy_lr=0.5,1.5"], tmp_path / "dask")
     assert [r.completed for r in remote.results] == [True] * 4
     assert sorted(explore_runs(local.tree)) == [
-        "toy_lr=0.5",
+        "toy_lr=0.5 seed 0",
         "toy_lr=0.5 seed 1",
-        "toy_lr=1.5",
+        "toy_lr=1.5 seed 0",
         "toy_lr=1.5 seed 1",
     ]
     assert compare_explores(local.tree, remote.tree) == 0

@@ -49,6 +49,7 @@ def test_parameters_cell_holds_the_paper_profile(path):
     values = parameters_cell(path)
     assert values.pop("profile") == "paper"
     assert values.pop("output_dir") is None
+    assert values.pop("pinned") is None  # nothing pinned: the profile's values apply
     assert values == profiles.profile_parameters(path, "paper")
 
 

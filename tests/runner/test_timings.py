@@ -35,6 +35,7 @@ from ntpnb.runner._timings import (
     describe_machine,
     describe_record,
     expected_time,
+    format_expected,
     load_chapter_times,
     reference_seconds,
     slowest_first,
@@ -210,6 +211,25 @@ def test_a_first_run_scales_the_reference_by_how_this_machine_compares(tmp_path)
     assert run_module.seconds_left(runs, recorded, "paper", 1, finished, {}, reference) == 0.0
 
 
+def test_a_fully_cached_rerun_counts_down_no_time(tmp_path, monkeypatch):
+    """Every run cached: nothing runs, so no line says a time is left (their last times are known)."""
+    (tmp_path / "notebooks").mkdir()
+    for name in ("a", "b"):
+        (tmp_path / "notebooks" / f"{name}.md").write_text(fake_notebook("x"))
+    monkeypatch.setattr(profiles, "CHANGES", {n: {} for n in ("a", "b")})
+    out = tmp_path / "out"
+    record_timings(output_layout(out), "quick", [result("a", 90.0), result("b", 90.0)], jobs=1, now=WHEN)
+    monkeypatch.setattr(run_module, "run_in_workers", lambda pending, *args: bool(pending))
+    monkeypatch.setattr(choice, "chapter_damage", lambda *args, **kwargs: None)  # their outputs are in place
+    monkeypatch.setattr(
+        choice, "complete_record", lambda run, claims: ChapterRecord(run.name, "quick", complete=True)
+    )
+    lines: list[str] = []
+    results = reproduce(tmp_path, profile="quick", output_dir=out, log=lines.append, jobs=1)
+    assert [r.cached for r in results] == [True, True]
+    assert len(lines) == 2 and not [line for line in lines if "left" in line], lines
+
+
 def test_without_a_time_or_a_reference_the_time_left_is_not_shown(tmp_path):
     from ntpnb.runner._run import describe_time_left, seconds_left
 
@@ -342,4 +362,40 @@ def test_a_current_time_comes_before_a_stale_one_and_this_machines_before_the_re
     expected = expected_time("a", "paper", current, layout, record)
     assert (
         expected.where == THIS_MACHINE and expected.stale == "measured with another version of this chapter"
+    )
+
+
+def test_a_first_runs_compiling_never_makes_the_quick_profile_look_slower_than_the_papers(tmp_path):
+    """The issue's case: this machine's first quick run compiled numba's kernels (66 s), the paper
+    profile was never run here, and the benchmark record is stale: both times come from the record."""
+    current = {"package": "p", "source": "s"}
+    trees = {"paper": output_layout(tmp_path / "paper"), "quick": output_layout(tmp_path / "quick")}
+    compiled = RunResult("a", True, 66.0, Path("a.ipynb"), compiled=True)
+    record_timings(trees["quick"], "quick", [compiled], jobs=1, now=WHEN, sources={"a": current})
+    assert load_timings(trees["quick"])["quick"]["a"]["compiled"] is True
+    chapters = {
+        "a": {
+            "sources": {"package": "old", "source": "s"},
+            "paper": {"seconds": 8.0},
+            "quick": {"seconds": 7.0},
+        }
+    }
+    record = ChapterTimes("2026-01-02 03:04 UTC", "", this_machine(), chapters)
+
+    def times(record):
+        found = [(p, expected_time("a", p, current, trees[p], record)) for p in trees]
+        return [(p, e) for p, e in found if e is not None]
+
+    assert format_expected(times(record)) == (
+        "paper 8 s, quick 7 s (benchmark record, stale: measured with another version of ntpnb)"
+    )
+    # with no other time of the quick profile, the compiling one is shown, saying what it includes
+    assert format_expected(times(None)) == (
+        "quick 66 s (this machine's last run, which includes numba compiling the kernels (a first run))"
+    )
+    # a later run, which loads the kernels, is this machine's time as ever
+    record_timings(trees["quick"], "quick", [result("a", 9.0)], jobs=1, now=WHEN, sources={"a": current})
+    assert format_expected(times(record)) == (
+        "paper 8 s (benchmark record, stale: measured with another version of ntpnb); quick 9 s "
+        "(this machine's last run)"
     )

@@ -1,0 +1,129 @@
+"""Which folders a command may write into: every output folder belongs to one kind of tree.
+
+An output tree is a run's (``ntpnb reproduce``, or a notebook run interactively: its record is
+``run.json``, :data:`~ntpnb.chapter._outputs.RUN_RECORD_NAME`) or an explore's (``ntpnb
+explore``: ``explore.json``, :data:`~ntpnb.chapter._layout.EXPLORE_RECORD`), never both
+(:func:`tree_kind`). Before a command writes into a folder that ``--out`` or ``--run`` names,
+:func:`check_output_folder` refuses a file, a tree of the other kind, and a folder holding what
+ntpnb did not write (the user's own files), naming what is there: nothing of the user's is
+overwritten, and a refused command leaves nothing behind (not even its lock file).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from pathlib import Path
+
+from ..errors import NTPError, PathError
+from ._layout import EXPLORE_RECORD, POINTS_DIRNAME
+from ._outputs import LOCK_NAME, RUN_RECORD_NAME, STAGING_DIRNAME, is_temporary, load_run_record
+
+#: The kinds of output tree (:func:`tree_kind`).
+RUN_TREE, EXPLORE_TREE = "run", "explore"
+#: The record at the root of each kind of tree.
+_RECORDS = {RUN_TREE: RUN_RECORD_NAME, EXPLORE_TREE: EXPLORE_RECORD}
+
+#: What ntpnb writes at the root of an output tree of either kind (:mod:`ntpnb.chapter._layout`),
+#: besides its record: the run's folders and files, the pages ``ntpnb book`` writes there, the
+#: folder of its book, the trees of other runs under the book's own, an explore's points and maps.
+TREE_ENTRIES = frozenset(
+    {
+        *("notebooks", "figures", "claims", "failed", "benchmarks", "timings.json"),
+        *("seeds", "runs", "explore", POINTS_DIRNAME, "maps", "_book"),
+        *("report.md", "claim_list.md", "verdicts.md", "verdicts.json", "benchmarks.md"),
+        *(RUN_RECORD_NAME, EXPLORE_RECORD, LOCK_NAME, STAGING_DIRNAME),
+    }
+)
+
+
+def tree_kind(root: Path) -> str:
+    """The kind of the output tree at ``root``: :data:`RUN_TREE`, :data:`EXPLORE_TREE`, or "" (neither).
+
+    Raises
+    ------
+    NTPError
+        If ``root`` holds both records (a folder that two kinds of command wrote into).
+    """
+    kinds = [kind for kind, record in _RECORDS.items() if (Path(root) / record).is_file()]
+    if len(kinds) > 1:
+        raise NTPError(
+            f"{root} holds both a run ({RUN_RECORD_NAME}) and an explore ({EXPLORE_RECORD}): a folder "
+            "holds one kind of tree, so no command reads or writes it; move one of the two records "
+            "with what it made, or choose another folder"
+        )
+    return kinds[0] if kinds else ""
+
+
+def is_explore_tree(path: str | Path) -> bool:
+    """Whether ``path`` is an explore tree (``explore.json``; NTPError if a run's too: :func:`tree_kind`)."""
+    return tree_kind(Path(path).expanduser()) == EXPLORE_TREE
+
+
+def check_output_folder(root: Path, kind: str, asked: str | Path, force: bool = False) -> None:
+    """Refuse to write a tree of ``kind`` into the folder ``root`` (``asked``: as the user wrote it).
+
+    A folder that does not exist, is empty, or holds a tree of ``kind`` may be written.
+
+    Raises
+    ------
+    NTPError
+        If ``root`` is a file, holds the other kind of tree (or both), or holds files ntpnb did not
+        write and ``force`` is False; each message names what is there.
+    """
+    root = Path(root)
+    if root.exists() and not root.is_dir():
+        raise NTPError(
+            f"the output folder {root} exists and is not a folder (--out {asked} is a file); choose "
+            "another --out, a new or empty folder"
+        )
+    if not root.is_dir():
+        return
+    held = tree_kind(root)
+    if held and held != kind:
+        raise NTPError(
+            f"--out {asked} holds {_describe_tree(root, held)}; {_WRITES[kind]}, never into another "
+            "kind of tree: choose another folder, or leave --out out (it then gets a tree of its own)"
+        )
+    foreign = [] if held else _foreign_entries(root.iterdir())
+    if foreign and not force:
+        more = f", and {len(foreign) - 3} more" if len(foreign) > 3 else ""
+        raise NTPError(
+            f"--out {asked} holds files ntpnb did not write ({', '.join(foreign[:3])}{more}): choose a "
+            "new or empty folder, or add --force to write into it (an output replaces a file of the "
+            "same name there)"
+        )
+
+
+#: What each kind of command writes.
+_WRITES = {
+    RUN_TREE: "ntpnb reproduce writes a run's tree",
+    EXPLORE_TREE: "ntpnb explore writes an explore tree",
+}
+
+
+def _foreign_entries(entries: Iterable[Path]) -> list[str]:
+    """The names of ``entries`` (a folder's) that ntpnb does not write at a tree's root, sorted."""
+    return sorted(
+        p.name + ("/" if p.is_dir() else "")
+        for p in entries
+        if p.name not in TREE_ENTRIES and not is_temporary(p)
+    )
+
+
+def _describe_tree(root: Path, kind: str) -> str:
+    """``a run of ntpnb reproduce (profile quick; seed 0, run.json)`` or ``an explore tree of 03_x ...``."""
+    if kind == RUN_TREE:
+        try:
+            record = load_run_record(root)
+        except PathError:
+            return f"a run's tree (its {RUN_RECORD_NAME} does not read)"
+        what = record.describe() if record is not None else "a run"
+        return f"a run's tree ({what}; {RUN_RECORD_NAME})"
+    try:
+        data = json.loads((root / EXPLORE_RECORD).read_text(encoding="utf-8"))
+        axes = ", ".join(str(axis["name"]) for axis in data["axes"])
+        what = f"of {data['chapter']} across {axes}"
+    except (OSError, ValueError, KeyError, TypeError):
+        what = f"(its {EXPLORE_RECORD} does not read)"
+    return f"an explore tree {what} ({EXPLORE_RECORD})"

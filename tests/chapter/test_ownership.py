@@ -1,0 +1,55 @@
+"""Which folders a command may write into (:mod:`ntpnb.chapter._ownership`)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from ntpnb.book._build import GENERATED_PAGES
+from ntpnb.book._scoreboard import SCOREBOARD_FILE
+from ntpnb.book._trees import RUN_SITE_DIRNAME
+from ntpnb.chapter._layout import OutputLayout
+from ntpnb.chapter._outputs import RunRecord, write_run_record
+from ntpnb.chapter._ownership import (
+    EXPLORE_TREE,
+    RUN_TREE,
+    TREE_ENTRIES,
+    check_output_folder,
+    tree_kind,
+)
+from ntpnb.errors import NTPError
+from ntpnb.explore._folder import MAPS_DIRNAME
+
+
+def test_what_ntpnb_writes_at_a_trees_root_is_never_taken_for_the_users():
+    layout = OutputLayout(Path("t"))
+    written = {layout.notebooks.name, layout.figures.name, layout.claims.name, layout.failed.name}
+    written |= {layout.timings.name, layout.benchmarks.name, layout.sweep.name}
+    written |= {*GENERATED_PAGES, SCOREBOARD_FILE, RUN_SITE_DIRNAME, MAPS_DIRNAME}
+    assert written <= TREE_ENTRIES
+
+
+def test_a_folder_is_one_kind_of_tree(tmp_path):
+    assert tree_kind(tmp_path) == "" and tree_kind(tmp_path / "none") == ""
+    write_run_record(tmp_path, RunRecord("quick"))
+    assert tree_kind(tmp_path) == RUN_TREE
+    check_output_folder(tmp_path, RUN_TREE, "x")
+    with pytest.raises(NTPError, match=r"holds a run's tree \(profile quick; run\.json\)"):
+        check_output_folder(tmp_path, EXPLORE_TREE, "x", force=True)
+    (tmp_path / "explore.json").write_text("{}")
+    with pytest.raises(NTPError, match="holds both a run"):
+        tree_kind(tmp_path)
+
+
+def test_a_folder_of_the_users_is_written_only_when_asked(tmp_path):
+    check_output_folder(tmp_path / "new", RUN_TREE, "new")  # nothing there yet
+    check_output_folder(tmp_path, RUN_TREE, "here")  # empty
+    (tmp_path / ".lock").write_text("")  # what ntpnb leaves is not the user's
+    (tmp_path / "runs").mkdir()
+    check_output_folder(tmp_path, RUN_TREE, "here")
+    for name in ("a", "b", "c", "d", "e"):
+        (tmp_path / name).mkdir()
+    with pytest.raises(NTPError, match=r"holds files ntpnb did not write \(a/, b/, c/, and 2 more\)"):
+        check_output_folder(tmp_path, RUN_TREE, "here")
+    check_output_folder(tmp_path, RUN_TREE, "here", force=True)
