@@ -337,6 +337,9 @@ def _summary(tree: TreePages) -> list[str]:
             [f"[**{cid}**](#{card_anchor(cid)})", escape_markdown(spec.short), _badge(cid, verdict), why]
         )
     return [
+        "In the *why* column a number *a to b* ranges over the seeds, and *x ± s* is an estimate",
+        "pooled over the seeds' trials with its standard error.",
+        "",
         ":::{table}",
         ":class: ntpnb-summary",
         "",
@@ -410,10 +413,10 @@ SENTENCES: tuple[tuple[str, str], ...] = (
     ("findings", "Finding"),
     ("explanations", "Explanation"),
     ("qualifications", "Qualification"),
-    ("marginal", "Marginal"),
     ("beyond", "Beyond the paper"),
-    ("notes", "Note"),
 )
+#: The card's fields shown collapsed, in one block: what a reader checks second.
+ASIDES: tuple[tuple[str, str], ...] = (("marginal", "Marginal seeds"), ("notes", "Notes"))
 
 
 def _sentences(items: Sequence[str]) -> list[str]:
@@ -421,6 +424,16 @@ def _sentences(items: Sequence[str]) -> list[str]:
     if len(items) == 1:
         return [escape_markdown(items[0])]
     return [f"- {escape_markdown(item)}" for item in items]
+
+
+def _asides(verdict: Verdict) -> list[str]:
+    """The marginal seeds and the notes of a verdict, in one collapsed block (none: empty)."""
+    parts = [(name, getattr(verdict, attribute)) for attribute, name in ASIDES if getattr(verdict, attribute)]
+    if not parts:
+        return []
+    counts = "; ".join(f"{name.lower()}: {len(items)}" for name, items in parts)
+    body = [f"- *{name}:* {escape_markdown(item)}" for name, items in parts for item in items]
+    return _details(counts, "\n".join(body))
 
 
 def claim_card(tree: TreePages, cid: str, spec: ClaimSpec) -> list[str]:
@@ -434,8 +447,6 @@ def claim_card(tree: TreePages, cid: str, spec: ClaimSpec) -> list[str]:
     fields = [
         ("The paper", [f"{escape_markdown(spec.where)}: {spec.statement}; it reports {spec.paper_value}."])
     ]
-    if verdict.headline:
-        fields.append(("In short", [_why(verdict)]))
     if verdict.why and verdict.why not in verdict.reasons:  # else it is quoted below
         fields.append(("Ours", [escape_markdown(verdict.why)]))
     if verdict.protocols:
@@ -445,13 +456,15 @@ def claim_card(tree: TreePages, cid: str, spec: ClaimSpec) -> list[str]:
     for attribute, name in SENTENCES:
         if items := getattr(verdict, attribute):
             fields.append((name + ("s" * (len(items) > 1 and not name.endswith("paper"))), _sentences(items)))
-    fields.append(("Checked in", [_links(tree, cid) or "no chapter of this run checks it"]))
+    if asides := _asides(verdict):
+        fields.append(("More", asides))
+    checked = _links(tree, cid) or "no chapter of this run checks it"
     lines = [
         f"({card_anchor(cid)})=",
         f"### {cid}: {escape_markdown(spec.short)}",
         "",
         "::::{container} ntpnb-card",
-        f"{_badge(cid, verdict)} {escape_markdown(verdict.basis)}",
+        f"{_badge(cid, verdict)} {escape_markdown(verdict.basis)}; checked in {checked}",
         "",
     ]
     for term, text in fields:

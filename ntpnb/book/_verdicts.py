@@ -503,12 +503,15 @@ def keyed(checks: Iterable[Check]) -> dict[tuple[str, str, str, str, int], Check
 # -- qualifications across the seeds ------------------------------------------------------------
 
 
-def statement_across(made: Sequence[tuple[int, Statement]], seeds: Sequence[int]) -> str:
+def statement_across(
+    made: Sequence[tuple[int, Statement]], seeds: Sequence[int], say_ranges: bool = True
+) -> str:
     """One statement (a qualification, a headline) as made at several seeds.
 
     Each number is quoted as its range over them, each sample pooled over them. ``made`` holds
     the seeds where the chapter stated it (with the same words) and what it said there; ``seeds``
-    are all the seeds of the sweep.
+    are all the seeds of the sweep. ``say_ranges``: end with what a range means (a headline does
+    not: the report says it once, above its summary).
     """
     first, fmt = made[0][1], string.Formatter()
     parts, varied = [], False
@@ -531,7 +534,7 @@ def statement_across(made: Sequence[tuple[int, Statement]], seeds: Sequence[int]
     at = [seed for seed, _ in made]
     if len(at) < len(seeds):
         return f"{text} (at seed{'s' * (len(at) > 1)} {format_seeds(at)})"
-    return f"{text} (lowest to highest over the {len(at)} seeds)" if varied else text
+    return f"{text} (lowest to highest over the {len(at)} seeds)" if varied and say_ranges else text
 
 
 def _statements_across(sweep: Sweep, kind: str) -> dict[str, list[str]]:
@@ -542,7 +545,7 @@ def _statements_across(sweep: Sweep, kind: str) -> dict[str, list[str]]:
             made.setdefault((q.claim, q.text), []).append((seed, q))
     out: dict[str, list[str]] = {}
     for (claim, _), at in made.items():
-        out.setdefault(claim, []).append(statement_across(at, sweep.seeds))
+        out.setdefault(claim, []).append(statement_across(at, sweep.seeds, kind != "headlines"))
     return out
 
 

@@ -183,7 +183,7 @@ def test_report_lists_every_claim_with_its_status(run):
     assert f'<span class="ntpnb-badge ntpnb-v-reproduced" title="{title}">' in a1
     assert "| gap at random W: 0.25 at the one seed, required \\> 0 |" in a1  # why: the decisive evidence
     card = _card(report, "A1")
-    assert "reproduced</span></span> holds at the one seed\n" in card
+    assert "reproduced</span></span> holds at the one seed; checked in [7 § " in card
     assert "\nOurs\n: gap at random W: 0.25 at the one seed, required \\> 0\n" in card
     summary = "2 evidence checks, all hold; 1 sanity check, holds (they test the code or the setting)."
     assert f"\nEvidence\n: <details><summary>{summary}</summary>\n" in card
@@ -191,7 +191,7 @@ def test_report_lists_every_claim_with_its_status(run):
     assert "(/outputs/notebooks/07_demo.ipynb#claim-a1-the--bound); [7 § Equality]" in card
     assert "(quick)" not in report and "(paper)" not in report  # no profile tags
     a2 = _card(report, "A2")
-    assert "check failed</span></span> the evidence fails at the one seed\n" in a2
+    assert "check failed</span></span> the evidence fails at the one seed; checked in " in a2
     assert "<summary>1 evidence check, fails.</summary>" in a2
     assert "  - decay rate: ours -0.5000; required = -1 ± 0.02; fails at the one seed\n" in a2
     failed = "decay rate: fails at seed 0 (measured -0.5000, required = -1 ± 0.02)"
@@ -199,7 +199,7 @@ def test_report_lists_every_claim_with_its_status(run):
     assert "(/outputs/notebooks/07_demo.ipynb#equality-1)" in a2
     assert "check failed" in _summary_row(report, "A2")
     a3 = _card(report, "A3")
-    assert "not tested</span></span>" in a3 and "Checked in\n: no chapter of this run checks it" in a3
+    assert "not tested</span></span> ; checked in no chapter of this run checks it" in a3
     assert "Not tested (no chapter of this run checks them): A3, A4," in report
     assert "The run: profile quick, as its claim records say" in report
     assert "; 4 checks at the book's seed." in report
@@ -223,7 +223,7 @@ def test_report_flags_unregistered_claim_ids(tmp_path):
 
 def test_report_without_any_run_lists_every_claim_as_unchecked(tmp_path):
     report = render_report(read_tree(output_layout(tmp_path / "outputs")))
-    assert report.count("Checked in\n: no chapter of this run checks it") == len(CLAIMS)
+    assert report.count("; checked in no chapter of this run checks it\n") == len(CLAIMS)
     assert report.count('class="ntpnb-badge ntpnb-v-not-tested"') == 2 * len(CLAIMS)  # summary and card
     assert "No notebook has recorded a check yet" in report
     assert "What ran: nothing yet." in report
@@ -254,15 +254,15 @@ def test_report_gives_findings_and_qualifications_their_verdicts(tmp_path, capsy
     assert "[NOTE] A5 qualification: measured up to B = 2400 only" in capsys.readouterr().out
     report = render_report(read_tree(layout))
     b11 = _card(report, "B11")
-    assert "does not reproduce</span></span> a finding established at the one seed\n" in b11
+    assert "does not reproduce</span></span> a finding established at the one seed; checked in" in b11
     finding = "local correlation: 0.9860 at the one seed, against the paper's \\> 0.99"
     assert f"\nFinding\n: {finding}\n" in b11
     assert f"| {finding} |" in _summary_row(report, "B11")
     a5 = _card(report, "A5")
-    assert "reproduced with a qualification</span></span> holds at the one seed\n" in a5
+    assert "reproduced with a qualification</span></span> holds at the one seed; checked in" in a5
     assert "\nQualification\n: measured up to B = 2400 only\n" in a5
     a6 = _card(report, "A6")
-    assert "by construction</span></span> sanity checks only\n" in a6
+    assert "by construction</span></span> sanity checks only; checked in " in a6
     assert "\nEvidence\n: 1 sanity check, holds (they test the code or the setting).\n" in a6
     sanity_only = "<br>sanity: [8](/outputs/notebooks/08_other.ipynb) |"  # a section of sanity checks only
     a6_row = next(
@@ -427,11 +427,12 @@ def test_a_card_shows_each_field_of_the_verdict_in_its_own_words(run):
         in card
     )
     assert "\nBeyond the paper\n: drift of the threshold: -0.042 ± 0.009\n" in card  # never a qualification
-    assert "\nMarginal\n: global distance: holds pooled (q = 0.020); alone, seeds 2 and 3 do not" in card
-    assert (
-        "\nNotes\n: - the authors' stored Fig. 5a: 0.995, consistent with ours\n  - a second note\n" in card
-    )
-    fields = ["The paper", "Protocols", "Evidence", "Qualification", "Marginal", "Beyond the paper", "Notes"]
+    # what a reader checks second, in one collapsed block: the marginal seeds, then the notes
+    assert "\nMore\n: <details><summary>marginal seeds: 1; notes: 2</summary>\n" in card
+    assert "  - *Marginal seeds:* global distance: holds pooled (q = 0.020); alone, seeds 2 and 3" in card
+    notes = "  - *Notes:* the authors' stored Fig. 5a: 0.995, consistent with ours\n  - *Notes:* a second"
+    assert notes in card
+    fields = ["The paper", "Protocols", "Evidence", "Qualification", "Beyond the paper", "More"]
     assert [card.index(f"\n{name}\n: ") for name in fields] == sorted(
         card.index(f"\n{n}\n: ") for n in fields
     )
@@ -445,7 +446,7 @@ def test_a_claim_with_protocols_shows_each_protocols_verdict_on_its_card_and_its
     report = render_report(read_tree(layout))
     card = _card(report, "B10")
     # decided as the paper states it (its loss); the authors' code's loss explains it
-    assert "check failed</span></span> the evidence fails at the one seed\n" in card
+    assert "check failed</span></span> the evidence fails at the one seed; checked in " in card
     papers, authors = (f"\\[{key}\\] {words}" for key, words in CLAIMS["B10"].protocols.items())
     assert f'\nProtocols\n: \n  - {papers}: <span class="ntpnb-badge ntpnb-v-check-failed"' in card
     assert f'\n  - {authors}: <span class="ntpnb-badge ntpnb-v-reproduced"' in card
