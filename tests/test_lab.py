@@ -61,11 +61,13 @@ class Lab:
             body = response.read()
         return json.loads(body) if body else {}
 
-    def shut_down_kernels(self, timeout: float = 60) -> None:
+    def shut_down_kernels(self, timeout: float = 10) -> None:
         """Shut down the kernels the tests started, each once it has started.
 
         Stopping the server while a kernel starts (it opens with the notebook) interrupts the
-        kernel's start, and the server can then wait past any timeout for a kernel that died.
+        kernel's start, and the server can then wait past any timeout for a kernel that died. A
+        kernel whose browser tab closed before it connected stays "starting" for good: after
+        ``timeout`` it is shut down as it is (the fixture's SIGTERM, then SIGKILL, ends the rest).
         """
         deadline = time.monotonic() + timeout
         for kernel in self.get("/api/kernels"):
