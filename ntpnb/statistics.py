@@ -4,20 +4,20 @@ The chapters call these to summarize their random sweeps (Wilson intervals, wher
 a level and with what error, the drift of a threshold with size, a goodness-of-fit test with a
 simulated null, the exact test of a trend in rates), and :func:`sample_of` to record a
 statistical claim check as a :class:`Sample`, which the verdict tests pooled over the seeds. Each
-test, its error rate and its pooling are described where they are defined (``ntpnb._statistics``).
+test, its error rate and its pooling are described where they are defined (``ntpnb._statistics``,
+and ``ntpnb._samples`` for the claim checks).
 """
 
 from __future__ import annotations
 
+from ._samples import Sample, sample_of
 from ._statistics import (
     FiniteSizeFit,
-    Sample,
     binomial_deviance,
     bootstrap_means,
     crossing,
     crossing_interval,
     finite_size_fit,
-    sample_of,
     threshold_crossing_bootstrap,
     threshold_gof_pvalue,
     trend_pvalue,

@@ -11,8 +11,8 @@ import scipy.stats
 from scipy.stats import binomtest, fisher_exact, kstest, permutation_test
 
 from ntpnb import settings
+from ntpnb._samples import Sample
 from ntpnb._statistics import (
-    Sample,
     _first_crossings,
     _whole_numbers,
     binomial_deviance,

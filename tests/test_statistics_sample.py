@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 import scipy.stats
 
-from ntpnb._statistics import DEFAULT_LEVEL, Sample, sample_of, wilson_interval
+from ntpnb._samples import DEFAULT_LEVEL, Sample, sample_of
+from ntpnb._statistics import wilson_interval
 from ntpnb.chapter._claims import Artifact, Check, ClaimLog, load_chapter_record
 from ntpnb.errors import InvalidDataError
 

@@ -38,7 +38,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from .._statistics import BOUNDS, Sample
+from .._samples import BOUNDS, Sample
 from ..chapter._claims import KINDS, ChapterRecord, Check, Statement, load_chapter_record
 from ..chapter._layout import OutputLayout
 from ..chapter._outputs import load_manifest

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from .._digits import format_decade, format_number, format_stable, stable_digits
 from .._markdown import markdown_table
-from .._statistics import sample_of
+from .._samples import sample_of
 from ._claims import PROFILE_NAMES, Artifact, ClaimLog, load_chapter_record
 from ._figures import band, draw_contexts, draw_graph, draw_rows, four_panels, unit_rows
 from ._layout import (

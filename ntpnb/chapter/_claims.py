@@ -58,7 +58,7 @@ from pathlib import Path
 from typing import Any
 
 from .._digits import format_number
-from .._statistics import Sample
+from .._samples import Sample
 from .._templates import render_inline
 from ..errors import ClaimCheckError, InvalidDataError
 from ._layout import output_layout

@@ -36,7 +36,7 @@ from pathlib import Path
 from statistics import median
 from typing import TYPE_CHECKING, Any
 
-from .._statistics import Sample
+from .._samples import Sample
 from ..book._trees import chapter_problem, shown
 from ..book._verdicts import Series, format_seeds, keyed, seed_record
 from ..chapter._claims import (
