@@ -60,7 +60,7 @@ def outcomes_of_tree(tree: Path) -> list[SeedOutcome]:
     A chapter completed at a seed when the tree of that seed holds its claims record, and stopped
     when it holds its failure record (``failed/<chapter>.json``, whose ``error`` is the reason).
     """
-    from ntpnb.chapter import output_layout
+    from ntpnb.chapter import load_chapter_record, output_layout
 
     layout = output_layout(tree)
     run = json.loads((layout.root / "run.json").read_text(encoding="utf-8"))
@@ -76,8 +76,8 @@ def outcomes_of_tree(tree: Path) -> list[SeedOutcome]:
                 error = json.loads(failed.read_text(encoding="utf-8")).get("error", "no error recorded")
                 found.append(SeedOutcome(chapter, seed, False, False, _one_line(error)))
             elif claims is not None and claims.is_file():
-                checks = json.loads(claims.read_text(encoding="utf-8")).get("checks", [])
-                failing = [c["what"] for c in checks if not c.get("passed", False)]
+                # the checks that fail the run (FAIL), not those one seed cannot decide alone
+                failing = [c.what for c in load_chapter_record(claims).failed]
                 reason = f"checks failed: {'; '.join(failing)}" if failing else ""
                 found.append(SeedOutcome(chapter, seed, True, not failing, _one_line(reason)))
             else:

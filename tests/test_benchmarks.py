@@ -478,11 +478,34 @@ def test_the_any_seed_table_reads_completions_stops_and_failed_checks_from_a_tre
     (tmp_path / "run.json").write_text(
         json.dumps({"seeds": [100, 101], "notebooks": ["05_a", "06_b"], "overrides": {"seed": "100"}})
     )
-    passed, failed = {"what": "x", "passed": True}, {"what": "a check that failed", "passed": False}
+
+    def check(what: str, value: float, kind: str = "claim", sample: dict | None = None) -> dict:
+        return {
+            "claim": "A1",
+            "what": what,
+            "value": value,
+            "relation": ">",
+            "target": 0.0,
+            "tol": 0.0,
+            "passed": value > 0,
+            "kind": kind,
+            "measured": f"{value}",
+            "sample": sample,
+        }
+
+    def record(name: str, *checks: dict) -> dict:
+        return {"notebook": name, "profile": "paper", "checks": list(checks), "complete": True}
+
+    passed, failed = check("x", 1.0), check("a check that failed", -1.0)
+    # one seed's instance of a measurement over the seeds' instances: decided pooled, not alone
+    alone = check("one instance", -1.0, "measurement", {"test": "instances", "values": [-1.0], "level": 0.01})
     records = {
-        tmp_path: {"claims/05_a.json": {"checks": [passed]}, "claims/06_b.json": {"checks": [passed]}},
+        tmp_path: {
+            "claims/05_a.json": record("05_a", passed, alone),
+            "claims/06_b.json": record("06_b", passed),
+        },
         tmp_path / "seeds" / "seed=101": {
-            "claims/05_a.json": {"checks": [passed, failed]},
+            "claims/05_a.json": record("05_a", passed, failed, alone),
             "failed/06_b.json": {"error": "SolverError: the method did not converge\n in cell 33"},
         },
     }
