@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import secrets
 import shutil
 import signal
@@ -39,6 +40,21 @@ SOURCE = "notebooks/01_entropy_separability.md"
 EDITED, PARAMETER = "notebooks/03_gd_implicit_bias.md", "toy_lr = 0.5"
 #: JupyterLab's autosave interval in the test's copy of the settings (the default is 120 s).
 AUTOSAVE_SECONDS = 3
+
+
+#: Whether every prose cell in view is rendered (its editor hidden or never made).
+_IN_VIEW_RENDERED = """() => Array.from(document.querySelectorAll('.jp-NotebookPanel .jp-MarkdownCell'))
+    .filter(c => { const r = c.getBoundingClientRect(); return r.bottom > 0 && r.top < innerHeight; })
+    .every(c => { const e = c.querySelector('.jp-InputArea-editor');
+                  return !e || e.classList.contains('lm-mod-hidden'); })"""
+#: The text the rendered prose cells in view show (not their hidden sources).
+_PROSE_IN_VIEW = """() => Array.from(document.querySelectorAll('.jp-NotebookPanel .jp-MarkdownCell'))
+    .filter(c => { const r = c.getBoundingClientRect(); return r.bottom > 0 && r.top < innerHeight; })
+    .map(c => Array.from(c.querySelector('.jp-Cell-inputArea').children)
+        .filter(e => !e.matches('.jp-InputArea-editor, .jp-InputPrompt, .jp-Toolbar'))
+        .map(e => e.textContent).join(' ')).join(' ')"""
+#: MyST syntax that shows only where the prose is not rendered as MyST.
+RAW_MYST = ("{prf:", "{glue", ":label:", "```")
 
 
 def _free_port() -> int:
@@ -151,6 +167,14 @@ def test_a_reader_opening_the_source_sees_a_notebook(lab, browser):  # noqa: F81
         page.wait_for_function(shown, timeout=90_000)
         assert n_cells > 10 and page.locator(cells).count() == n_cells
         assert page.locator(".jp-FileEditor").count() == 0  # not opened as a text file
+        # the prose in view renders as MyST (jupyterlab-myst): its theorems in boxes, no syntax as text
+        page.wait_for_function(_IN_VIEW_RENDERED, timeout=60_000)
+        prose = page.evaluate(_PROSE_IN_VIEW)
+        assert not [syntax for syntax in RAW_MYST if syntax in prose], prose
+        assert re.search(r"(Definition|Lemma|Theorem|Proposition|Assumption) +\(Paper [AB]", prose)
+        # the code the book folds is collapsed: the parameters cell's first line shows, a check's does not
+        assert page.locator(".jp-NotebookPanel .cm-line", has_text='profile = "paper"').count() == 1
+        assert page.locator(".jp-NotebookPanel .jp-InputPlaceholder").count() > 0
         save_screenshot(page, "jupyterlab")
     finally:
         page.close()
