@@ -42,17 +42,19 @@ EDITED, PARAMETER = "notebooks/03_gd_implicit_bias.md", "toy_lr = 0.5"
 AUTOSAVE_SECONDS = 3
 
 
-#: Whether every prose cell in view is rendered (its editor hidden or never made).
-_IN_VIEW_RENDERED = """() => Array.from(document.querySelectorAll('.jp-NotebookPanel .jp-MarkdownCell'))
-    .filter(c => { const r = c.getBoundingClientRect(); return r.bottom > 0 && r.top < innerHeight; })
-    .every(c => { const e = c.querySelector('.jp-InputArea-editor');
-                  return !e || e.classList.contains('lm-mod-hidden'); })"""
-#: The text the rendered prose cells in view show (not their hidden sources).
+#: The text each prose cell in view shows rendered ('' while its source shows, or while its
+#: rendering is yet to come).
 _PROSE_IN_VIEW = """() => Array.from(document.querySelectorAll('.jp-NotebookPanel .jp-MarkdownCell'))
     .filter(c => { const r = c.getBoundingClientRect(); return r.bottom > 0 && r.top < innerHeight; })
-    .map(c => Array.from(c.querySelector('.jp-Cell-inputArea').children)
-        .filter(e => !e.matches('.jp-InputArea-editor, .jp-InputPrompt, .jp-Toolbar'))
-        .map(e => e.textContent).join(' ')).join(' ')"""
+    .map(c => { const e = c.querySelector('.jp-InputArea-editor');
+                if (e && !e.classList.contains('lm-mod-hidden')) return '';
+                return Array.from(c.querySelector('.jp-Cell-inputArea').children)
+                  .filter(x => !x.matches('.jp-InputArea-editor, .jp-InputPrompt, .jp-Toolbar'))
+                  .map(x => x.textContent).join(' ').trim(); })"""
+#: Whether every prose cell in view shows its rendered text.
+_IN_VIEW_RENDERED = (
+    f"""() => {{ const shown = ({_PROSE_IN_VIEW})(); return shown.length && shown.every(t => t); }}"""
+)
 #: The code lines each code cell of the notebook in view shows: 0 when collapsed, else its editor's
 #: lines (CodeMirror's document; -1 for a cell not drawn yet).
 _CODE_LINES_SHOWN = """() => Array.from(document.querySelectorAll(
@@ -190,7 +192,7 @@ def test_a_reader_opening_the_source_sees_a_notebook(lab, browser):  # noqa: F81
         assert page.locator(".jp-FileEditor").count() == 0  # not opened as a text file
         # the prose in view renders as MyST (jupyterlab-myst): its theorems in boxes, no syntax as text
         page.wait_for_function(_IN_VIEW_RENDERED, timeout=60_000)
-        prose = page.evaluate(_PROSE_IN_VIEW)
+        prose = " ".join(page.evaluate(_PROSE_IN_VIEW))
         assert not [syntax for syntax in RAW_MYST if syntax in prose], prose
         assert re.search(r"(Definition|Lemma|Theorem|Proposition|Assumption) +\(Paper [AB]", prose)
         # the code the book folds is collapsed: the parameters cell's first line shows, a check's does not
@@ -268,7 +270,8 @@ def test_every_chapter_opens_with_at_most_150_lines_of_code_in_view(lab, browser
     page = browser.new_page(viewport={"width": 1280, "height": 900})
     shown = {}
     try:
-        page.goto(f"{lab.url}/lab?token={lab.token}")
+        # a workspace of its own, empty: no tab of the other tests restored
+        page.goto(f"{lab.url}/lab/workspaces/chapters-{secrets.token_hex(4)}?reset&token={lab.token}")
         page.wait_for_function("() => window.jupyterapp && window.jupyterapp.started", timeout=90_000)
         for source in sources:  # each opened as a reader opens it (the notebook editor), in turn
             cells = lab.get(f"/api/contents/{source}?type=notebook")["content"]["cells"]
@@ -276,7 +279,7 @@ def test_every_chapter_opens_with_at_most_150_lines_of_code_in_view(lab, browser
             page.evaluate(
                 "(path) => { window.jupyterapp.commands.execute('docmanager:open', {path}); }", source
             )
-            page.wait_for_function(_DRAWN, arg=[source, n_code], timeout=90_000)
+            page.wait_for_function(_DRAWN, arg=[source, n_code], timeout=180_000)
             shown[source] = sum(page.evaluate(_CODE_LINES_SHOWN))
     finally:
         page.close()
