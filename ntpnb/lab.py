@@ -13,10 +13,22 @@ reproduce`` names what differs from the commit.
 
 An author who edits a chapter in JupyterLab starts it with
 ``./run.sh lab --ChapterContentsManager.chapters_read_only=False``.
+
+A chapter opens as the book shows it: the code of every cell the book folds or removes (tagged
+:data:`FOLDED_TAGS`: the claim checks, the glue, the setup, the figures' code) is collapsed
+(``jupyter.source_hidden``), one click away; the parameters cell, where a reader changes a run,
+stays open. The prose renders as MyST (the ``jupyterlab-myst`` extension of the ``lab`` extra),
+its glued numbers as inline expressions (``{glue:text}`name``` opens as ``{eval}`glued("name")```,
+which shows the number once the chapter has run; a copy is saved with the book's roles again).
+Until then the prose shows the book's numbers, where the book's run in ``outputs/`` is of this
+source and this package (:func:`book_glue`), as the book's page does; otherwise the expressions.
 """
 
 from __future__ import annotations
 
+import ast
+import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -24,9 +36,21 @@ from jupytext import TextFileContentsManager
 from tornado.web import HTTPError
 from traitlets import Bool
 
-from .chapter._layout import COPIES_DIRNAME
+from .chapter._layout import BOOK_PROFILE, COPIES_DIRNAME, DEFAULT_OUTPUT_DIRNAME, OutputLayout, load_timings
+from .chapter._outputs import file_digest
+from .runner._choice import package_fingerprint
 
-__all__ = ["ChapterContentsManager"]
+__all__ = [
+    "FOLDED_TAGS",
+    "ChapterContentsManager",
+    "as_glue_roles",
+    "as_inline_expressions",
+    "fold_as_the_book",
+    "unfold_as_saved",
+]
+
+#: The cell tags with which the book (MyST-NB) folds or removes a cell's code.
+FOLDED_TAGS = frozenset({"hide-input", "hide-cell", "remove-input", "remove-cell"})
 
 
 def _in_project(os_path: Path, folder: str) -> bool:
@@ -37,6 +61,146 @@ def _in_project(os_path: Path, folder: str) -> bool:
 def _is_chapter_source(os_path: Path) -> bool:
     """Whether ``os_path`` is (or would be) a chapter's source: ``<project>/notebooks/<name>.md``."""
     return os_path.suffix == ".md" and _in_project(os_path, "notebooks")
+
+
+def fold_as_the_book(notebook: dict) -> dict:
+    """``notebook`` (a notebook's JSON content) with the code the book folds collapsed.
+
+    Each code cell tagged one of :data:`FOLDED_TAGS`, except the parameters cell, gets the
+    metadata ``jupyter.source_hidden`` that JupyterLab honours; nothing else changes.
+    """
+    for cell in notebook.get("cells", []):
+        tags = set(cell.get("metadata", {}).get("tags", []))
+        if cell.get("cell_type") == "code" and tags & FOLDED_TAGS and "parameters" not in tags:
+            cell.setdefault("metadata", {}).setdefault("jupyter", {})["source_hidden"] = True
+    return notebook
+
+
+#: A glue role or directive of the book: ``{glue:text}`name```, ``{glue}`name```, ``{glue:md}`name```,
+#: or a ``{glue:md} name`` fence of its own.
+_GLUE_ROLE = re.compile(r"\{glue(?::(?P<kind>text|md))?\}`(?P<name>[^`]+)`")
+_GLUE_FENCE = re.compile(r"^```\{glue:md\} (?P<name>\S+)\n(?::format: (?P<format>\w+)\n)?```$", re.M)
+#: The inline expression a glue role or fence opens as in JupyterLab (``markdown``: ``True`` for
+#: an inline ``{glue:md}``, a format's name for a fence of its own), and back.
+_EXPRESSION = re.compile(
+    r"\{eval\}`glued\(\"(?P<name>[^\"`]+)\"(?:, markdown=(?:(?P<md>True)|\"(?P<format>\w+)\"))?\)`"
+)
+#: The format of a ``{glue:md}`` fence without a ``:format:`` option (myst-nb's default).
+_DEFAULT_FORMAT = "commonmark"
+
+
+def _expression(name: str, markdown: bool | str) -> str:
+    """The inline expression showing what is glued under ``name`` (see :data:`_EXPRESSION`)."""
+    argument = ", markdown=True" if markdown is True else f', markdown="{markdown}"' if markdown else ""
+    return f'{{eval}}`glued("{name}"{argument})`'
+
+
+def _block_expression(match: re.Match) -> str:
+    """The inline expression of the ``{glue:md}`` fence ``match``."""
+    return _expression(match["name"], match["format"] or _DEFAULT_FORMAT)
+
+
+def _markdown_cells(notebook: dict) -> list[dict]:
+    return [cell for cell in notebook.get("cells", []) if cell.get("cell_type") == "markdown"]
+
+
+def _glued_outputs(executed: dict) -> dict[str, str]:
+    """The texts an executed notebook glued, by name (``myst_nb.glue``'s outputs)."""
+    found = {}
+    for cell in executed.get("cells", []):
+        for output in cell.get("outputs", []):
+            name = output.get("metadata", {}).get("scrapbook", {}).get("name")
+            text = output.get("data", {}).get("application/papermill.record/text/plain")
+            if isinstance(name, str) and isinstance(text, str):
+                try:
+                    value = ast.literal_eval(text)
+                except (ValueError, SyntaxError):
+                    continue
+                if isinstance(value, str):
+                    found[name] = value
+    return found
+
+
+def book_glue(source: Path) -> dict[str, str]:
+    """What the book's run of the chapter ``source`` glued, if it is a run of this source and package.
+
+    The book's run is the executed notebook in the project's ``outputs/`` (the paper profile, the
+    book's seed); its ``timings.json`` names the source (SHA-256) and package (fingerprint) it
+    ran, both compared with today's. Empty when there is no such run, it failed, or it is stale.
+    """
+    tree = OutputLayout(source.parent.parent / DEFAULT_OUTPUT_DIRNAME)
+    record = load_timings(tree).get(BOOK_PROFILE, {}).get(source.stem, {})
+    executed = tree.notebooks / f"{source.stem}.ipynb"
+    if not (isinstance(record, dict) and record.get("ok") is True and executed.is_file()):
+        return {}
+    if record.get("source") != file_digest(source) or record.get("package") != package_fingerprint():
+        return {}
+    try:
+        return _glued_outputs(json.loads(executed.read_text(encoding="utf-8")))
+    except (OSError, ValueError, AttributeError):
+        return {}
+
+
+def _results(source: str, values: dict[str, str]) -> list[dict]:
+    """jupyterlab-myst's evaluated results of the expressions in ``source`` whose value is known."""
+    results = []
+    for match in _EXPRESSION.finditer(source):
+        if match["name"] in values:
+            mime = "text/markdown" if match["md"] or match["format"] else "text/plain"
+            result = {"status": "ok", "data": {mime: values[match["name"]]}, "metadata": {}}
+            results.append({"expression": match[0][len("{eval}`") : -1], "result": result})
+    return results
+
+
+def as_inline_expressions(notebook: dict, values: dict[str, str] | None = None) -> dict:
+    """``notebook`` with its markdown's glue roles as the inline expressions jupyterlab-myst evaluates.
+
+    ``values``: the glued texts known already (:func:`book_glue`), shown until the chapter runs.
+    """
+    for cell in _markdown_cells(notebook):
+        fence = _GLUE_FENCE.sub(
+            lambda m: _expression(m["name"], m["format"] or _DEFAULT_FORMAT), cell["source"]
+        )
+        cell["source"] = _GLUE_ROLE.sub(lambda m: _expression(m["name"], m["kind"] == "md"), fence)
+        results = _results(cell["source"], values or {})
+        if results:
+            cell.setdefault("metadata", {})["user_expressions"] = results
+            cell["metadata"]["trusted"] = True  # ntpnb's own run wrote them, not the file's metadata
+    return notebook
+
+
+def _glue_role(match: re.Match) -> str:
+    """The book's glue role (or ``{glue:md}`` fence) for the inline expression ``match``."""
+    if match["format"]:
+        option = "" if match["format"] == _DEFAULT_FORMAT else f":format: {match['format']}\n"
+        return f"```{{glue:md}} {match['name']}\n{option}```"
+    return f"{{glue:{'md' if match['md'] else 'text'}}}`{match['name']}`"
+
+
+def as_glue_roles(notebook: dict) -> dict:
+    """The inverse of :func:`as_inline_expressions`: the book's glue roles, no evaluated results kept."""
+    for cell in _markdown_cells(notebook):
+        cell["source"] = _EXPRESSION.sub(_glue_role, cell["source"])
+        cell.get("metadata", {}).pop("user_expressions", None)
+        cell.get("metadata", {}).pop("trusted", None)
+    return notebook
+
+
+def _is_chapter(os_path: Path) -> bool:
+    """Whether ``os_path`` is a chapter's source or a reader's copy of one (``my-notebooks/*.md``)."""
+    return _is_chapter_source(os_path) or (os_path.suffix == ".md" and _in_project(os_path, COPIES_DIRNAME))
+
+
+def unfold_as_saved(notebook: dict) -> dict:
+    """The inverse of :func:`fold_as_the_book`: the file keeps its tags, not JupyterLab's folding."""
+    for cell in notebook.get("cells", []):
+        tags = set(cell.get("metadata", {}).get("tags", []))
+        jupyter = cell.get("metadata", {}).get("jupyter", {})
+        if tags & FOLDED_TAGS and "source_hidden" in jupyter:
+            del jupyter["source_hidden"]
+            if not jupyter:
+                del cell["metadata"]["jupyter"]
+    return notebook
 
 
 class ChapterContentsManager(TextFileContentsManager):
@@ -65,10 +229,19 @@ class ChapterContentsManager(TextFileContentsManager):
         )
 
     def get(self, path: str, content: bool = True, type: str | None = None, **kwargs: Any) -> dict:
-        """The model of ``path``, a chapter's source marked read-only (JupyterLab then never saves it)."""
+        """The model of ``path``, a chapter's source as JupyterLab shows it.
+
+        The source is read-only (JupyterLab then never saves it); opened as a notebook, the code the
+        book folds is collapsed and its glue roles are inline expressions.
+        """
         model = super().get(path, content=content, type=type, **kwargs)
-        if model.get("type") != "directory" and self._guarded(path):
+        os_path = Path(self._get_os_path(path))
+        if model.get("type") == "directory" or not _is_chapter(os_path):
+            return model
+        if self._guarded(path):
             model["writable"] = False
+        if model.get("type") == "notebook" and model.get("content"):
+            as_inline_expressions(fold_as_the_book(model["content"]), book_glue(os_path))
         return model
 
     def save(self, model: dict, path: str = "") -> dict:
@@ -78,6 +251,8 @@ class ChapterContentsManager(TextFileContentsManager):
         target = Path(self._get_os_path(path))
         if _in_project(target, COPIES_DIRNAME):
             target.parent.mkdir(exist_ok=True)  # the reader's folder, made on its first save
+        if _is_chapter(target) and model.get("type") == "notebook" and model.get("content"):
+            unfold_as_saved(as_glue_roles(model["content"]))  # a copy runs as the chapter does
         return super().save(model, path)
 
     def rename_file(self, old_path: str, new_path: str) -> None:

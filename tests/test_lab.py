@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import secrets
 import shutil
 import signal
@@ -39,6 +40,39 @@ SOURCE = "notebooks/01_entropy_separability.md"
 EDITED, PARAMETER = "notebooks/03_gd_implicit_bias.md", "toy_lr = 0.5"
 #: JupyterLab's autosave interval in the test's copy of the settings (the default is 120 s).
 AUTOSAVE_SECONDS = 3
+
+
+#: The text each prose cell in view shows rendered ('' while its source shows, or while its
+#: rendering is yet to come).
+_PROSE_IN_VIEW = """() => Array.from(document.querySelectorAll('.jp-NotebookPanel .jp-MarkdownCell'))
+    .filter(c => { const r = c.getBoundingClientRect(); return r.bottom > 0 && r.top < innerHeight; })
+    .map(c => { const e = c.querySelector('.jp-InputArea-editor');
+                if (e && !e.classList.contains('lm-mod-hidden')) return '';
+                return Array.from(c.querySelector('.jp-Cell-inputArea').children)
+                  .filter(x => !x.matches('.jp-InputArea-editor, .jp-InputPrompt, .jp-Toolbar'))
+                  .map(x => x.textContent).join(' ').trim(); })"""
+#: Whether every prose cell in view shows its rendered text.
+_IN_VIEW_RENDERED = (
+    f"""() => {{ const shown = ({_PROSE_IN_VIEW})(); return shown.length && shown.every(t => t); }}"""
+)
+#: The code lines each code cell of the notebook in view shows: 0 when collapsed, else its editor's
+#: lines (CodeMirror's document; -1 for a cell not drawn yet).
+_CODE_LINES_SHOWN = """() => Array.from(document.querySelectorAll(
+    '.jp-NotebookPanel:not(.lm-mod-hidden) .jp-CodeCell'))
+  .map(c => {
+    if (c.querySelector('.jp-InputPlaceholder')) return 0;
+    const content = c.querySelector('.jp-Cell-inputArea .cm-content');
+    return content && content.cmView ? content.cmView.view.state.doc.lines : -1; })"""
+#: Whether the notebook in view is the file at ``path`` with its ``nCode`` code cells all drawn.
+_DRAWN = f"""([path, nCode]) => {{ const n = ({_CODE_LINES_SHOWN})();
+    const widget = window.jupyterapp.shell.currentWidget;
+    const opened = widget && widget.context && widget.context.path === path;
+    return opened && n.length == nCode && !n.includes(-1); }}"""
+#: The most code lines a chapter shows when it opens in JupyterLab: its parameters cell and the few
+#: lines the book shows too (tests/test_lab_contents.py checks the same in the served notebook).
+MAX_SHOWN_CODE_LINES = 150
+#: MyST syntax that shows only where the prose is not rendered as MyST.
+RAW_MYST = ("{prf:", "{glue", ":label:", "```")
 
 
 def _free_port() -> int:
@@ -89,7 +123,12 @@ def lab(tmp_path_factory):
     docmanager = settings / "@jupyterlab" / "docmanager-extension" / "plugin.jupyterlab-settings"
     values = json.loads("".join(line for line in docmanager.read_text().splitlines() if "//" not in line))
     docmanager.write_text(json.dumps({**values, "autosaveInterval": AUTOSAVE_SECONDS}))
+    # every cell drawn at once, so that a test reads each (a reader's JupyterLab draws those in view)
+    tracker = settings / "@jupyterlab" / "notebook-extension" / "tracker.jupyterlab-settings"
+    tracker.parent.mkdir(parents=True, exist_ok=True)
+    tracker.write_text(json.dumps({"windowingMode": "none"}))
     cmd = ["./run.sh", "lab", "--no-browser", f"--port={port}", f"--IdentityProvider.token={token}"]
+    cmd.append("--LabApp.expose_app_in_browser=True")  # window.jupyterapp: open each chapter in one page
     env = {  # its own settings and workspace: a tab left open by an earlier session is not restored
         **os.environ,
         "NTPNB_VENV": str(venv),
@@ -151,6 +190,14 @@ def test_a_reader_opening_the_source_sees_a_notebook(lab, browser):  # noqa: F81
         page.wait_for_function(shown, timeout=90_000)
         assert n_cells > 10 and page.locator(cells).count() == n_cells
         assert page.locator(".jp-FileEditor").count() == 0  # not opened as a text file
+        # the prose in view renders as MyST (jupyterlab-myst): its theorems in boxes, no syntax as text
+        page.wait_for_function(_IN_VIEW_RENDERED, timeout=60_000)
+        prose = " ".join(page.evaluate(_PROSE_IN_VIEW))
+        assert not [syntax for syntax in RAW_MYST if syntax in prose], prose
+        assert re.search(r"(Definition|Lemma|Theorem|Proposition|Assumption) +\(Paper [AB]", prose)
+        # the code the book folds is collapsed: the parameters cell's first line shows, a check's does not
+        assert page.locator(".jp-NotebookPanel .cm-line", has_text='profile = "paper"').count() == 1
+        assert page.locator(".jp-NotebookPanel .jp-InputPlaceholder").count() > 0
         save_screenshot(page, "jupyterlab")
     finally:
         page.close()
@@ -216,3 +263,26 @@ def test_a_parameter_edited_run_and_saved_in_jupyterlab_never_changes_the_chapte
         save_screenshot(page, "jupyterlab-saved-copy")
     finally:
         page.close()
+
+
+def test_every_chapter_opens_with_at_most_150_lines_of_code_in_view(lab, browser):  # noqa: F811
+    sources = sorted(p.relative_to(ROOT).as_posix() for p in (ROOT / "notebooks").glob("*.md"))
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    shown = {}
+    try:
+        # a workspace of its own, empty: no tab of the other tests restored
+        page.goto(f"{lab.url}/lab/workspaces/chapters-{secrets.token_hex(4)}?reset&token={lab.token}")
+        page.wait_for_function("() => window.jupyterapp && window.jupyterapp.started", timeout=90_000)
+        for source in sources:  # each opened as a reader opens it (the notebook editor), in turn
+            cells = lab.get(f"/api/contents/{source}?type=notebook")["content"]["cells"]
+            n_code = sum(c["cell_type"] == "code" for c in cells)
+            page.evaluate(
+                "(path) => { window.jupyterapp.commands.execute('docmanager:open', {path}); }", source
+            )
+            page.wait_for_function(_DRAWN, arg=[source, n_code], timeout=180_000)
+            shown[source] = sum(page.evaluate(_CODE_LINES_SHOWN))
+    finally:
+        page.close()
+    print("code lines shown when a chapter opens:", shown)
+    # the parameters cell open, the bookkeeping folded
+    assert all(0 < lines <= MAX_SHOWN_CODE_LINES for lines in shown.values()), shown

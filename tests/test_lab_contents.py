@@ -2,13 +2,24 @@
 
 from __future__ import annotations
 
+import json
+
+import jupytext
 import pytest
 from tornado.web import HTTPError
 
-from ntpnb.lab import ChapterContentsManager
+from ntpnb.chapter import glue_text, glued
+from ntpnb.chapter._outputs import file_digest
+from ntpnb.errors import InvalidDataError
+from ntpnb.lab import FOLDED_TAGS, ChapterContentsManager, book_glue
+from ntpnb.runner._choice import package_fingerprint
 
 from conftest import ROOT
 from fake_notebooks import fake_notebook
+
+#: The most code lines a chapter shows when it opens in JupyterLab (the parameters cell and the few
+#: lines the book shows too); tests/test_lab.py counts them in Chromium.
+MAX_SHOWN_CODE_LINES = 150
 
 
 @pytest.fixture
@@ -57,3 +68,88 @@ def test_an_author_may_edit_the_chapters(tmp_path, manager):
     model = manager.get("notebooks/01_a.md", type="notebook")
     assert model["writable"] is True
     manager.save(model, "notebooks/01_a.md")
+
+
+@pytest.fixture
+def project(tmp_path):
+    """A copy of the project's chapters, served as ``./run.sh lab`` serves the repository."""
+    (tmp_path / "_toc.yml").write_text("format: jb-book\nroot: x\n")
+    (tmp_path / "notebooks").mkdir()
+    for source in sorted((ROOT / "notebooks").glob("*.md")):
+        (tmp_path / "notebooks" / source.name).write_bytes(source.read_bytes())
+    return tmp_path
+
+
+def _code_cells(model: dict) -> list[dict]:
+    return [c for c in model["content"]["cells"] if c["cell_type"] == "code"]
+
+
+def test_a_chapter_opens_with_the_code_the_book_folds_collapsed_and_its_parameters_open(project):
+    manager = ChapterContentsManager(root_dir=str(project))
+    for source in sorted((project / "notebooks").glob("*.md")):
+        cells = _code_cells(manager.get(f"notebooks/{source.name}", type="notebook"))
+        for cell in cells:
+            tags = set(cell["metadata"].get("tags", []))
+            hidden = cell["metadata"].get("jupyter", {}).get("source_hidden", False)
+            assert hidden == bool(tags & FOLDED_TAGS and "parameters" not in tags), (source.name, tags)
+        shown = sum(len(c["source"].splitlines()) for c in cells if not c["metadata"].get("jupyter"))
+        assert 0 < shown <= MAX_SHOWN_CODE_LINES, (source.name, shown)  # the parameters cell, at least
+
+
+def test_a_chapters_glue_opens_as_inline_expressions_and_is_saved_as_the_books_roles_again(project):
+    manager = ChapterContentsManager(root_dir=str(project), chapters_read_only=False)
+    for source in sorted((project / "notebooks").glob("*.md")):
+        model = manager.get(f"notebooks/{source.name}", type="notebook")
+        prose = "".join(c["source"] for c in model["content"]["cells"] if c["cell_type"] == "markdown")
+        assert "{glue" not in prose and '{eval}`glued("' in prose, source.name
+        manager.save(model, f"notebooks/{source.name}")  # an author's save: the cells as they were
+        saved, before = (jupytext.read(path) for path in (source, ROOT / "notebooks" / source.name))
+        assert [(c.source, c.metadata) for c in saved.cells] == [(c.source, c.metadata) for c in before.cells]
+
+
+def test_an_expression_of_a_name_glued_in_the_kernel_shows_its_text_and_an_unknown_one_says_so():
+    glue_text("t_number", "0.123")
+    assert repr(glued("t_number")) == "0.123" and glued("t_number", markdown=True).data == "0.123"
+    with pytest.raises(InvalidDataError, match="nothing is glued under 'missing' yet"):
+        glued("missing")
+
+
+def _book_run(project, name: str, glued_texts: dict[str, str], **record) -> None:
+    """A book's run of the chapter ``name`` in ``project/outputs``: its executed notebook and timings."""
+    outputs = project / "outputs"
+    (outputs / "notebooks").mkdir(parents=True, exist_ok=True)
+    prefix = "application/papermill.record/"
+    outputs_ = [
+        {
+            "output_type": "display_data",
+            "data": {f"{prefix}text/plain": repr(text)},
+            "metadata": {"scrapbook": {"name": name, "mime_prefix": prefix}},
+        }
+        for name, text in glued_texts.items()
+    ]
+    executed = {"cells": [{"cell_type": "code", "source": "", "metadata": {}, "outputs": outputs_}]}
+    (outputs / "notebooks" / f"{name}.ipynb").write_text(json.dumps(executed))
+    entry = {"ok": True, "source": file_digest(project / "notebooks" / f"{name}.md")}
+    entry["package"] = package_fingerprint()
+    (outputs / "timings.json").write_text(json.dumps({"paper": {name: {**entry, **record}}}))
+
+
+def test_the_prose_shows_the_books_numbers_only_from_a_run_of_this_source_and_package(project):
+    name = "03_gd_implicit_bias"
+    source = project / "notebooks" / f"{name}.md"
+    _book_run(project, name, {"par_toy_lr": "0.5", "par_toy_iters": "100000"})
+    assert book_glue(source) == {"par_toy_lr": "0.5", "par_toy_iters": "100000"}
+    manager = ChapterContentsManager(root_dir=str(project))
+    cells = manager.get(f"notebooks/{name}.md", type="notebook")["content"]["cells"]
+    shown = [e for c in cells for e in c["metadata"].get("user_expressions", [])]
+    assert {e["expression"]: e["result"]["data"]["text/plain"] for e in shown} == {
+        'glued("par_toy_lr")': "0.5",
+        'glued("par_toy_iters")': "100000",
+    }
+    for stale in ({"source": "0" * 64}, {"package": "0" * 64}, {"ok": False}):
+        _book_run(project, name, {"par_toy_lr": "0.5"}, **stale)
+        assert book_glue(source) == {}, stale
+    source.write_text(source.read_text() + "\n")  # the source changed since the book's run
+    _book_run(project, name, {"par_toy_lr": "0.5"})
+    source.write_text(source.read_text() + "\n")
+    assert book_glue(source) == {}

@@ -25,7 +25,11 @@ except ImportError:  # Python 3.10
 PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())
 ENVIRONMENT = yaml.safe_load((ROOT / "environment.yml").read_text())
 #: environment.yml holds what a reader needs: the runtime dependencies and the book extra
-BINDER_GROUPS = (PYPROJECT["project"]["dependencies"], PYPROJECT["project"]["optional-dependencies"]["book"])
+BINDER_GROUPS = (
+    PYPROJECT["project"]["dependencies"],
+    PYPROJECT["project"]["optional-dependencies"]["book"],
+    PYPROJECT["project"]["optional-dependencies"]["lab"],  # Binder's JupyterLab renders the MyST prose
+)
 #: ... and what postBuild builds ntpnb with (``--no-build-isolation``): the build system's requirements
 BUILD_REQUIRES = [Requirement(r) for r in PYPROJECT["build-system"]["requires"]]
 

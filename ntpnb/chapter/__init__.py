@@ -37,7 +37,7 @@ from ._parameters import (
 from ._platform import format_platform, platform_info
 from ._plotting import COLORS, PAGE_WIDTH, show_animation, show_figure, use_style, write_figure
 from ._progress import progress
-from ._prose import describe_change, glue_number, glue_text, sentences
+from ._prose import describe_change, glue_number, glue_text, glued, sentences
 from ._registry import MAPS, paper_value
 
 #: The names a chapter imports, by theme.
@@ -65,6 +65,7 @@ __all__ = [
     "band",
     "glue_number",
     "glue_text",
+    "glued",
     "chapter_parameters",
     "glue_parameters",
     "describe_change",

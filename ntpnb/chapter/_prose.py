@@ -12,14 +12,57 @@ from __future__ import annotations
 
 import math
 import numbers
+from typing import Any
 
 from .._jupyter_imports import import_jsonschema_without_iri_grammar
 from .._validation import as_count, is_real
 from ..errors import InvalidDataError
 
+#: What this kernel glued, by name: JupyterLab's prose shows it (:func:`glued`).
+_GLUED: dict[str, str] = {}
+
+
+class GluedText(str):
+    """A glued text, shown as itself (no quotes) where JupyterLab evaluates an inline expression."""
+
+    def __repr__(self) -> str:
+        return str(self)
+
+
+def glued(name: str, markdown: bool | str = False) -> Any:
+    """The text glued under ``name`` in this kernel: what ``{glue:text}`name``` shows in the book.
+
+    JupyterLab opens a chapter with its glue roles as inline expressions ``{eval}`glued("name")```
+    (:mod:`ntpnb.lab`), which jupyterlab-myst evaluates once the chapter has run. ``markdown``:
+    the text as Markdown (``{glue:md}``; the name of its format for a ``{glue:md}`` block).
+
+    Raises
+    ------
+    InvalidDataError
+        If nothing was glued under ``name`` in this kernel yet.
+    """
+    if name not in _GLUED:
+        raise InvalidDataError(f"nothing is glued under {name!r} yet: run the chapter's cells first")
+    if markdown:
+        from IPython.display import Markdown
+
+        return Markdown(_GLUED[name])
+    return GluedText(_GLUED[name])
+
+
+def _offer_glued() -> None:
+    """Make :func:`glued` a name of this IPython kernel's namespace (never replacing one of the user's)."""
+    from IPython import get_ipython
+
+    shell = get_ipython()
+    if shell is not None:
+        shell.user_ns.setdefault("glued", glued)
+
 
 def glue_text(name: str, text: str) -> None:
     """Glue ``text`` under ``name`` with ``myst_nb.glue`` (a hidden output: the cell shows no stray value).
+
+    The kernel also keeps it for :func:`glued`, which JupyterLab's prose calls.
 
     Raises
     ------
@@ -34,6 +77,8 @@ def glue_text(name: str, text: str) -> None:
     from myst_nb import glue  # only inside a kernel
 
     glue(name, text, display=False)
+    _GLUED[name] = text
+    _offer_glued()
 
 
 def glue_number(name: str, value: float, digits: int = 3) -> None:
