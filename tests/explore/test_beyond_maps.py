@@ -28,14 +28,8 @@ TINY = dict(K=4, d=4, n=2, T=3)  # Paper B's acyclic trials, small
 FIG5 = dict(K=8, d=8, n=4, T=6)  # Paper B's Fig. 5 sizes (general data with a cycle)
 
 
-@pytest.fixture(scope="module")
-def small():
-    data = ntp.synthetic_instance(n=400, m=6, d=8, V=4, S=2, seed=3)
-    return data, ntp.limits(data), ntp.lecun_decoder(data, ntp.own_stream(3, 1))
-
-
-def test_the_step_size_measure_checks_the_step_run_it_keeps(small):
-    data, lim, W0 = small
+def test_the_step_size_measure_checks_the_step_run_it_keeps(small_synthetic):
+    data, lim, W0 = small_synthetic
     measure = StepSizeMeasure(data, lim, W0, 300, 50, 10, corr_level=0.5, dist_ratio_max=0.5)
     lr = 1 / ntp.smoothness(data, W0).bound
     corr, dist = measure({"gd_lr": lr}, 7)
@@ -46,8 +40,8 @@ def test_the_step_size_measure_checks_the_step_run_it_keeps(small):
     assert corr.passed == (direct.corr > 0.5) and dist.passed == (dist.value < 0.5)
 
 
-def test_a_grid_of_the_step_size_measure_maps_its_two_checks_in_order(small):
-    data, lim, W0 = small
+def test_a_grid_of_the_step_size_measure_maps_its_two_checks_in_order(small_synthetic):
+    data, lim, W0 = small_synthetic
     measure = StepSizeMeasure(data, lim, W0, 100, 20, 5, corr_level=0.5, dist_ratio_max=0.5)
     grid = Grid((Axis("gd_lr", (0.5, 2.0), log=True),))
     maps = check_maps(run_grid(grid, (0,), measure))
