@@ -85,8 +85,13 @@ class Axis:
     def nearest(self, value: float) -> Any:
         """The axis's value nearest ``value``: by ratio on a log axis, by difference otherwise.
 
-        The first of two as near. Raises :class:`~ntpnb.errors.InvalidDataError` if the axis's
-        values are not numbers (or not all positive, with ``value``, on a log axis).
+        The first in the axis's order of two as near.
+
+        Raises
+        ------
+        InvalidDataError
+            If the axis's values are not numbers, or on a log axis if they or ``value`` are not
+            all positive.
         """
         numbers = [v for v in self.values if isinstance(v, (int, float)) and not isinstance(v, bool)]
         if len(numbers) != len(self.values) or not self.values:
