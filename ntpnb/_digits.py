@@ -3,12 +3,14 @@
 One place for the rounding the chapters, the claim checks, the maps and Paper B's trained runs
 share: :func:`format_number` (significant digits, zeros kept, ``"< floor"`` for rounding noise),
 :func:`stable_digits` (how many digits survive a relative spread), :func:`format_stable` (a
-number to those digits) and :func:`format_decade` (the decade of a solver's rounding).
+number to those digits; :func:`format_stable_summary`, several named ones) and
+:func:`format_decade` (the decade of a solver's rounding).
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 
 from .errors import InvalidDataError
 
@@ -47,6 +49,20 @@ def format_stable(x: float, spread: float) -> str:
         decimals -= 1
         rounded = round(x, decimals)
     return f"{rounded:.{max(decimals, 0)}f}"
+
+
+def format_stable_summary(values: Mapping[str, float], spreads: Mapping[str, float]) -> str:
+    """``"kl 0.0123, norm 45.6"``: each named value :func:`format_stable` to its own spread.
+
+    Raises
+    ------
+    InvalidDataError
+        If a value has no spread.
+    """
+    missing = [name for name in values if name not in spreads]
+    if missing:
+        raise InvalidDataError(f"no spread for {', '.join(missing)}")
+    return ", ".join(f"{name} {format_stable(v, spreads[name])}" for name, v in values.items())
 
 
 def format_decade(x: float, floor: float | None = None) -> str:

@@ -104,6 +104,13 @@ QUICK_SEEDS = 3
 
 
 @pytest.fixture(scope="session")
+def small_synthetic() -> tuple:
+    """Paper A's synthetic recipe, small: the data, their limits and chapter 4's LeCun start."""
+    data = ntp.synthetic_instance(n=400, m=6, d=8, V=4, S=2, seed=3)
+    return data, ntp.limits(data), ntp.lecun_decoder(data, ntp.own_stream(3, 1))
+
+
+@pytest.fixture(scope="session")
 def quick_run(tmp_path_factory) -> Path:
     """Every notebook executed at the quick profile, at :data:`QUICK_SEEDS` seeds, into a temporary tree.
 

@@ -73,8 +73,10 @@ from ._token_data import TokenData, drawn_token_data
 
 __all__ = [
     "trial_data",
+    "general_instance",
     "GlobalResult",
     "global_experiment",
+    "authors_global_best",
     "LocalResult",
     "local_experiment",
     "local_threshold_sweep",
@@ -86,6 +88,7 @@ __all__ = [
     "midpoint_gaps",
     "second_differences",
     "mean_and_error",
+    "mean_and_z",
     "largest_carrying",
     "stable",
 ]
@@ -103,6 +106,20 @@ def _checked_trial(kind: str, K: int, d: int, n: int, T: int) -> tuple[str, int,
 def trial_data(kind: str, K: int, d: int, n: int, T: int, rng: np.random.Generator):
     """One trial of chapter 7 drawn from ``rng``: embeddings ``E`` and an acyclic or general data set."""
     return _trial_draw(*_checked_trial(kind, K, d, n, T), rng)
+
+
+def general_instance(
+    *, K: int, d: int, n: int, T: int, rng: np.random.Generator
+) -> tuple[np.ndarray, TokenData, np.ndarray, CyclicCorrection]:
+    """A general data set drawn from ``rng`` as :func:`trial_data` draws it, its ``W^mm`` and ``W^cyc``.
+
+    Returns the embeddings ``E``, the data, the verified Graph-SVM's ``W^mm`` and the exact cyclic
+    correction (its ``W``, basis of ``S_cyc``, cyclic sub-dataset and gradient norm): the objects of
+    Paper B's Lemmas 2-3 and Theorem 2 on one instance.
+    """
+    E, data = trial_data("general", K, d, n, T, rng)
+    _, svm, cyc = _global_setup((E, data))
+    return E, data, svm.W, cyc
 
 
 def _trial_draw(kind: str, K: int, d: int, n: int, T: int, rng: np.random.Generator):
@@ -548,6 +565,17 @@ def _combined_correlation(W: np.ndarray, W_cyc: np.ndarray, W_mm: np.ndarray) ->
     return correlation(W, W_cyc + fit[:, None, None] * W_mm)
 
 
+def authors_global_best(result: GlobalResult) -> np.ndarray:
+    """Per trial, the best final corr of the authors' Figs. 3-4 filter: with ``W^mm`` or ``W^cyc + R W^mm``.
+
+    ``W^cyc`` is the paper's (trained), ``R`` the least-squares fit of ``W - W^cyc`` along ``W^mm``
+    (the authors' ``R_solver``); their notebook drops a trial whose best is below
+    :attr:`~ntpnb.attention.authors.AuthorsCode.global_drop_corr`.
+    """
+    combined = _combined_correlation(result.W, result.W_cyc_paper, result.W_mm)
+    return np.maximum(result.corr[-1], combined)
+
+
 def _same_step_distance(Ws: np.ndarray, refs: np.ndarray, bases: np.ndarray) -> np.ndarray:
     """``||Pi_S(W(tau)) - Pi_S(W_ref(tau))||`` per (record and) trial (W_ref lies in S up to rounding)."""
     return np.linalg.norm(project_batched(Ws, bases) - project_batched(refs, bases), axis=(-2, -1))
@@ -878,6 +906,22 @@ def mean_and_error(x: np.ndarray) -> tuple[float, float]:
     if x.ndim != 1 or x.size < 2:
         raise InvalidDataError(f"mean_and_error needs a 1-D array of at least 2 trials, got shape {x.shape}")
     return x.mean(), x.std(ddof=1) / np.sqrt(x.size)
+
+
+def mean_and_z(x: np.ndarray, target: float) -> tuple[float, float, float]:
+    """The mean over trials, its standard error, and ``target``'s distance from it in standard errors.
+
+    ``(mean, se, (mean - target) / se)``, the mean and ``se`` as :func:`mean_and_error`.
+
+    Raises
+    ------
+    InvalidDataError
+        As :func:`mean_and_error`, or if every trial has the same value (no standard error).
+    """
+    mean, se = mean_and_error(x)
+    if not se > 0:
+        raise InvalidDataError(f"the trials' values are all {mean}: no standard error to measure in")
+    return mean, se, (mean - float(as_float(target, "target"))) / se
 
 
 def largest_carrying(values: np.ndarray, share: float = 0.9) -> np.ndarray:

@@ -7,7 +7,7 @@ or the book build (:mod:`ntpnb.book`), which both build on it.
 
 from __future__ import annotations
 
-from .._digits import format_decade, format_number, format_stable, stable_digits
+from .._digits import format_decade, format_number, format_stable, format_stable_summary, stable_digits
 from .._markdown import markdown_table
 from .._samples import sample_of
 from ._claims import PROFILE_NAMES, Artifact, ClaimLog, load_chapter_record
@@ -47,6 +47,7 @@ __all__ = [
     "format_number",
     "format_decade",
     "format_stable",
+    "format_stable_summary",
     "stable_digits",
     "paper_value",
     "sample_of",

@@ -3,6 +3,7 @@
 :mod:`._grid`: the axes and points of a grid, read from ``-p`` and checked in their domains;
 :mod:`._maps`: a grid's results, the map of every check (values, pass shares, the book's decision
 at each point, boundaries) and its figures;
+:mod:`._beyond_maps`: the measures of chapter 8's maps, each point's run and its checks;
 :mod:`._page`: the page of the maps; :mod:`._folder`: the maps folder of an explore tree (figures,
 ``maps.json``, the page); :mod:`._book`: an explore tree's book, that page alone.
 It never imports the runner (:mod:`ntpnb.runner`): maps are
@@ -12,6 +13,13 @@ drawn in a chapter's kernel too.
 from __future__ import annotations
 
 from ..chapter._ownership import is_explore_tree
+from ._beyond_maps import (
+    AttentionSamplesMeasure,
+    AttentionStepMeasure,
+    ConditionsMeasure,
+    HorizonMeasure,
+    StepSizeMeasure,
+)
 from ._book import build_explore_book
 from ._grid import Axis, Grid, split_parameters
 from ._maps import (
@@ -22,8 +30,11 @@ from ._maps import (
     boundary_summary,
     check_maps,
     draw_map,
+    fit_title,
+    format_by_point,
     point_check,
     run_grid,
+    seed_means,
     summary_lines,
 )
 
@@ -42,6 +53,18 @@ __all__ = [
     "draw_map",
     "summary_lines",
     "boundary_summary",
+    "seed_means",
+    "format_by_point",
+    "fit_title",
     "build_explore_book",
     "is_explore_tree",
+]
+
+#: The measures of chapter 8's maps (M1-M5), each a ``measure`` of :func:`run_grid`.
+__all__ += [
+    "StepSizeMeasure",
+    "HorizonMeasure",
+    "ConditionsMeasure",
+    "AttentionStepMeasure",
+    "AttentionSamplesMeasure",
 ]

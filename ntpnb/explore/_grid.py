@@ -47,7 +47,7 @@ from ..chapter._parameters import (
     read_parameters_cell,
     split_values,
 )
-from ..errors import NTPError
+from ..errors import InvalidDataError, NTPError
 
 #: Significant digits a range's values keep.
 RANGE_DIGITS = 6
@@ -81,6 +81,26 @@ class Axis:
     def texts(self) -> tuple[str, ...]:
         """Each value as ``-p NAME=TEXT`` takes it (:func:`value_text`)."""
         return tuple(value_text(value) for value in self.values)
+
+    def nearest(self, value: float) -> Any:
+        """The axis's value nearest ``value``: by ratio on a log axis, by difference otherwise.
+
+        The first in the axis's order of two as near.
+
+        Raises
+        ------
+        InvalidDataError
+            If the axis's values are not numbers, or on a log axis if they or ``value`` are not
+            all positive.
+        """
+        numbers = [v for v in self.values if isinstance(v, (int, float)) and not isinstance(v, bool)]
+        if len(numbers) != len(self.values) or not self.values:
+            raise InvalidDataError(f"axis {self.name}: no nearest value among {list(self.values)}")
+        if not self.log:
+            return min(self.values, key=lambda v: abs(v - value))
+        if value <= 0 or min(self.values) <= 0:
+            raise InvalidDataError(f"axis {self.name}: a log axis's values and {value} must be positive")
+        return min(self.values, key=lambda v: abs(math.log(v / value)))
 
 
 @dataclass(frozen=True)

@@ -36,6 +36,8 @@ from pathlib import Path
 from statistics import median
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 from .._samples import Sample
 from ..book._trees import chapter_problem, shown
 from ..book._verdicts import Series, format_seeds, keyed, seed_record
@@ -616,6 +618,31 @@ def boundary_summary(check_map: CheckMap, grid: Grid) -> str:
     return "no boundary found: undecided points lie between where it holds and where it fails"
 
 
+def seed_means(check_map: CheckMap) -> dict[Any, float]:
+    """Each point's value averaged over the seeds that made it, by the point's value (a line's map).
+
+    NaN at a point where no seed made the check.
+
+    Raises
+    ------
+    InvalidDataError
+        If the map is over two axes (a point is then two values).
+    """
+    if any(len(key) != 1 for key in check_map.values):
+        raise InvalidDataError(f"{check_map.what}: seed_means reads a map over one axis")
+    return {key[0]: float(np.mean(v)) if v else math.nan for key, v in check_map.values.items()}
+
+
+def format_by_point(values: Mapping[float, float], fmt: str) -> str:
+    """``values`` (by grid value) as ``"v1, v2, ... at x1, x2, ..."``, in the grid values' order.
+
+    Each value in the format ``fmt`` (``".3f"``, ``".0%"`` ...), each grid value as ``{:g}``.
+    """
+    keys = sorted(values)
+    shown = ", ".join(format(values[k], fmt) for k in keys)
+    return f"{shown} at {', '.join(f'{k:g}' for k in keys)}"
+
+
 def summary_lines(results: GridResults, maps: Sequence[CheckMap] | None = None) -> list[str]:
     """One line per check: what it requires, where it holds, its boundary; then the budget notes.
 
@@ -693,6 +720,15 @@ def _draw_required(ax: Axes, check_map: CheckMap, log_y: bool) -> None:
 
 def _wrapped(text: str, width: int = 42) -> str:
     return "\n".join(textwrap.wrap(text, width))
+
+
+def fit_title(ax: Axes, width: int = 34) -> None:
+    """Wrap the left title of a map's panel (:func:`draw_map`) anew to ``width`` characters.
+
+    ``width``: 34 fits a panel half the page wide at the title's 10 pt.
+    """
+    title = ax.get_title(loc="left").replace("\n", " ")
+    ax.set_title(_wrapped(title, width), loc="left", fontsize=10)
 
 
 def _draw_line(ax: Axes, check_map: CheckMap, grid: Grid, share_ax: Axes | None) -> None:

@@ -30,7 +30,7 @@ from ._corpus import (
     stdlib_corpus,
     stdlib_docstring_list,
 )
-from ._decoder_training import Limits, limits, train
+from ._decoder_training import Limits, limits, loss_and_norm, train
 from ._descent import run_decoder
 from ._loss import ce_grad, ce_loss, entropy, kl_divergence, logits, softmax
 from ._max_margin import SVMSolution, ntp_svm, solve_ntp_svm
@@ -92,6 +92,7 @@ __all__ = [
     "Limits",
     "limits",
     "train",
+    "loss_and_norm",
     "run_decoder",
     "PrefixContexts",
     "prefix_contexts",

@@ -27,7 +27,7 @@ from .. import _optim as optim
 from .._validation import as_generator
 from ._compatibility import finite_solution
 from ._descent import run_decoder
-from ._loss import entropy, kl_divergence
+from ._loss import ce_loss, entropy, kl_divergence
 from ._max_margin import ntp_svm
 from ._ntp_data import NTPData, require_data
 from ._subspace import f_decomposition
@@ -98,6 +98,25 @@ def tracker(data: NTPData, lim: Limits, *, keep_iterates: bool = False) -> Calla
         if keep_iterates:
             out["W"] = W
         return out
+
+    return record
+
+
+def loss_and_norm(data: NTPData) -> Callable[[Array], dict]:
+    """The record callable of :func:`~ntpnb.linear._descent.run_decoder` for any data: ``ce`` and ``norm``.
+
+    ``CE(W)`` (:func:`ntpnb.ce_loss`) and ``||W||_F`` of one decoder ``W`` of shape ``(V, d)``:
+    what a run records on data that have no ``W^mm`` or ``W*`` to track (:func:`tracker`).
+
+    Raises
+    ------
+    InvalidDataError
+        If ``data`` is not an :class:`~ntpnb.linear._ntp_data.NTPData`.
+    """
+    require_data(data)
+
+    def record(W: Array) -> dict:
+        return {"ce": ce_loss(data, W), "norm": np.linalg.norm(W)}
 
     return record
 

@@ -88,6 +88,15 @@ def test_the_stored_curves_name_their_file_and_commit():
         assert STORED_CURVES[f"fig{fig}b_local"].value < STORED_CURVES[f"fig{fig}b_global"].value
 
 
+def test_a_stored_curve_is_a_checks_artifact_a_mean_of_the_trials_given():
+    curve = load_authors().stored_curves["fig3"]
+    artifact = curve.artifact(100)
+    assert (artifact.source, artifact.value) == (curve.source, curve.value)
+    assert (artifact.precision, artifact.trials) == (curve.precision, 100)
+    with pytest.raises(InvalidDataError, match="whole number"):
+        curve.artifact(-1)
+
+
 def test_the_data_file_is_shipped_with_the_package():
     pyproject = (AUTHORS_FILE.parents[2] / "pyproject.toml").read_text()
     assert f'"ntpnb.attention" = ["{AUTHORS_FILE.name}"]' in pyproject  # package data

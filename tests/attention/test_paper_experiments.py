@@ -262,6 +262,39 @@ def test_mean_and_error_is_the_standard_error_of_the_mean():
         att.mean_and_error(np.ones(1))
 
 
+def test_mean_and_z_measures_the_targets_distance_in_standard_errors():
+    x = np.random.default_rng(4).standard_normal(30)
+    mean, se, z = att.mean_and_z(x, 0.5)
+    assert (mean, se) == att.mean_and_error(x)
+    assert z == pytest.approx((x.mean() - 0.5) / stats.sem(x), rel=1e-12)
+    with pytest.raises(InvalidDataError, match="no standard error"):
+        att.mean_and_z(np.full(5, 0.99), 0.99)
+
+
+def test_a_general_instance_is_appendix_ds_draw_with_its_verified_svm_and_exact_correction():
+    E, data, W_mm, cyc = att.general_instance(K=6, d=8, n=6, T=4, rng=np.random.default_rng(7))
+    rng = np.random.default_rng(7)  # the same draw, made step by step
+    E2 = att.random_embeddings(6, 8, rng)
+    data2 = att.as_token_data(*att.general_dataset(6, 6, 4, rng), 6)
+    graphs = att.token_priority_graphs(data2)
+    np.testing.assert_array_equal(E, E2)
+    np.testing.assert_array_equal(data.tokens, data2.tokens)
+    np.testing.assert_array_equal(data.labels, data2.labels)
+    np.testing.assert_array_equal(W_mm, att.solve_graph_svm(E2, graphs).W)
+    np.testing.assert_array_equal(cyc.W, att.solve_cyclic_correction(E2, data2, graphs).W)
+
+
+def test_the_authors_global_best_is_the_better_of_the_two_correlations_their_filter_reads():
+    r = global_experiment("general", K=6, d=8, n=6, T=4, n_trials=3, lr=0.01, n_iter=50, seed=1)
+    best = att.authors_global_best(r)
+    for i in range(3):
+        W, W_cyc, W_mm = r.W[i], r.W_cyc_paper[i], r.W_mm[i]
+        R = np.sum((W - W_cyc) * W_mm) / np.sum(W_mm * W_mm)  # least squares along W^mm
+        combined = np.sum(W * (W_cyc + R * W_mm)) / np.linalg.norm(W) / np.linalg.norm(W_cyc + R * W_mm)
+        assert best[i] == pytest.approx(max(r.corr[-1][i], combined), rel=1e-12)
+    assert np.all(best >= r.corr[-1])
+
+
 def test_largest_carrying_names_the_trials_that_make_the_sum():
     values = np.array([0.0, 5.0, 1.0, 40.0, 2.0, 52.0])
     carrying = att.largest_carrying(values, 0.9)

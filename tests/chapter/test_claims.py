@@ -8,7 +8,7 @@ import math
 import numpy as np
 import pytest
 
-from ntpnb._digits import format_number, format_stable, stable_digits
+from ntpnb._digits import format_number, format_stable, format_stable_summary, stable_digits
 from ntpnb.chapter._claims import KINDS, ClaimLog, load_chapter_record, load_chapter_records
 from ntpnb.errors import ClaimCheckError, InvalidDataError, PathError
 
@@ -132,6 +132,13 @@ def test_stable_digits_keep_a_guard_digit(spread, digits):
 )
 def test_format_stable_prints_the_digits_a_spread_leaves(x, spread, text):
     assert format_stable(x, spread) == text
+
+
+def test_format_stable_summary_prints_each_value_to_its_own_spread():
+    values, spreads = {"kl": 0.0123456, "norm": 239.98}, {"kl": 1e-9, "norm": 4e-4, "corr": 0.1}
+    assert format_stable_summary(values, spreads) == "kl 0.01235, norm 240"
+    with pytest.raises(InvalidDataError, match="no spread for corr"):
+        format_stable_summary({"corr": 0.5}, {"kl": 1e-9})
 
 
 def test_format_number():

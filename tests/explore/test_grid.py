@@ -143,3 +143,15 @@ def test_in_process_axes_are_checked_alike():
         checked_grid(CHAPTER_3, "quick", [Axis("toy_lr", (0.1, 1.0))], {"toy_lr": "2"})
     (axis,) = checked_grid(CHAPTER_3, "quick", [Axis("toy_lr", (0.01, 1.0))], {}).axes
     assert axis.log  # a list spanning two decades
+
+
+def test_the_nearest_value_of_an_axis_is_by_ratio_on_a_log_axis_and_by_difference_otherwise():
+    steps = Axis("lr", (0.001, 0.01, 0.1, 1.0), log=True)
+    assert steps.nearest(0.02) == 0.01  # 2x above 0.01, 5x below 0.1
+    assert steps.nearest(0.06) == 0.1
+    assert steps.nearest(0.01) == 0.01 and steps.nearest(50.0) == 1.0
+    assert Axis("m", (10, 20, 40)).nearest(31) == 40  # 9 from 40, 11 from 20 (by ratio: 20)
+    with pytest.raises(NTPError, match="positive"):
+        steps.nearest(0.0)
+    with pytest.raises(NTPError, match="no nearest"):
+        Axis("name", ("a", "b")).nearest(1.0)

@@ -413,3 +413,44 @@ def test_a_map_says_where_a_failure_may_be_the_budget_rather_than_the_claim(tmp_
     page = (write_maps(results, tree / "maps")[-1]).read_text()
     assert "Where a failure may be the budget, not the claim:" in page and notes[0].split(":")[0] in page
     assert json.loads((tree / "maps" / "maps.json").read_text())["budget_notes"] == notes
+
+
+def test_seed_means_average_each_points_seeds_and_refuse_a_heatmap():
+    from ntpnb.explore import seed_means
+
+    results = run_grid(LINE, (0, 1, 2), below(3.5))
+    corr = check_maps(results)[0]
+    means = seed_means(corr)
+    assert list(means) == list(LINE.axes[0].values)
+    for lr, mean in means.items():
+        assert mean == pytest.approx(sum(lr + 0.01 * s for s in (0, 1, 2)) / 3, rel=1e-12)
+    heat = run_grid(
+        Grid((Axis("x", (0.1, 1.0)), Axis("name", ("a", "b")))),
+        (0,),
+        lambda p, s: [point_check("A2", "interval", p["x"], "in", (0.2, 2.0))],
+    )
+    with pytest.raises(InvalidDataError, match="one axis"):
+        seed_means(check_maps(heat)[0])
+
+
+def test_format_by_point_lists_the_values_in_the_grids_order():
+    from ntpnb.explore import format_by_point
+
+    assert format_by_point({0.1: 0.5, 0.01: 0.25, 1.0: 1.0}, ".0%") == "25%, 50%, 100% at 0.01, 0.1, 1"
+    assert format_by_point({4: 0.98765}, ".3f") == "0.988 at 4"
+
+
+def test_fit_title_wraps_a_maps_title_anew_to_the_width():
+    import matplotlib.pyplot as plt
+
+    from ntpnb.explore import fit_title
+
+    results = run_grid(LINE, (0,), below(3.5))
+    fig, ax = plt.subplots()
+    m = check_maps(results)[0]
+    draw_map(m, results.grid, ax=ax)
+    fit_title(ax, width=20)
+    lines = ax.get_title(loc="left").split("\n")
+    assert len(lines) > 1 and all(len(line) <= 20 for line in lines)
+    assert " ".join(lines) == f"{m.label} {m.what}"
+    plt.close(fig)

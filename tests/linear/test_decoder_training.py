@@ -92,6 +92,16 @@ def test_tracker_values_by_hand(data):
     assert batched["corr"][1] == pytest.approx(rec["corr"])
 
 
+def test_the_loss_and_norm_record_is_ce_and_the_frobenius_norm(data):
+    W = np.random.default_rng(5).standard_normal((data.V, data.d))
+    rec = ntp.loss_and_norm(data)(W)
+    assert rec == {"ce": ntp.ce_loss(data, W), "norm": np.linalg.norm(W)}
+    trace = ntp.run_decoder(data, optim.gd(0.5), 20, W, record=ntp.loss_and_norm(data), record_at=[20])
+    assert trace["ce"][-1] == pytest.approx(ntp.ce_loss(data, trace.W), rel=1e-12)
+    with pytest.raises(InvalidDataError, match="expected NTPData"):
+        ntp.loss_and_norm(W)
+
+
 def test_train_default_init_is_lecun_and_seeded(data):
     t1 = training.train(data, optim.gd(0.5), 0, seed=11)
     t2 = training.train(data, optim.gd(0.5), 0, seed=11)

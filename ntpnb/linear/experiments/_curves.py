@@ -9,6 +9,7 @@ stream of their own (:func:`own_stream`), never the data's.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from types import MappingProxyType
 
 import numpy as np
@@ -33,6 +34,7 @@ __all__ = [
     "first_reaching",
     "trace_at",
     "rounding_spread",
+    "spread_at",
     "offset_from",
     "toward",
     "own_stream",
@@ -163,6 +165,28 @@ def rounding_spread(
         ref = reference[name][: grid.size]
         spread[name] = np.abs(moved[name] - ref) / np.where(ref != 0, np.abs(ref), 1.0)
     return spread
+
+
+def spread_at(spread: Mapping[str, np.ndarray], k: int) -> dict[str, float]:
+    """Each quantity's relative spread (:func:`rounding_spread`) at the recorded iteration ``k``.
+
+    Beyond the spread's horizon (its last recorded ``k``): the largest spread over its last decade
+    measured, from the first record at or after a tenth of the horizon.
+
+    Raises
+    ------
+    InvalidDataError
+        If ``k`` lies within the horizon but was not recorded.
+    """
+    grid = np.asarray(spread["k"])
+    names = [name for name in spread if name != "k"]
+    if k > grid[-1]:
+        last = np.searchsorted(grid, grid[-1] // 10)
+        return {name: float(spread[name][last:].max()) for name in names}
+    at = np.searchsorted(grid, k)
+    if grid[at] != k:
+        raise InvalidDataError(f"iteration {k} was not recorded in the spread (the next one: {grid[at]})")
+    return {name: float(spread[name][at]) for name in names}
 
 
 def offset_from(W: ArrayLike, direction: ArrayLike) -> np.ndarray:

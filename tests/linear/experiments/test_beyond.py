@@ -15,14 +15,8 @@ from ntpnb.linear._condition_thresholds import nested_instance
 from ntpnb.linear.experiments._beyond import ce_hessian
 
 
-@pytest.fixture(scope="module")
-def small():
-    data = ntp.synthetic_instance(n=400, m=6, d=8, V=4, S=2, seed=3)
-    return data, ntp.limits(data), ntp.lecun_decoder(data, ntp.own_stream(3, 1))
-
-
-def test_the_hessian_is_the_gradients_finite_difference(small):
-    data, _, W0 = small
+def test_the_hessian_is_the_gradients_finite_difference(small_synthetic):
+    data, _, W0 = small_synthetic
     hessian = ce_hessian(data, W0)
     assert np.allclose(hessian, hessian.T)
     rng = np.random.default_rng(0)
@@ -35,8 +29,8 @@ def test_the_hessian_is_the_gradients_finite_difference(small):
         ce_hessian(data, W0.T)
 
 
-def test_smoothness_below_its_bound_and_the_limit_is_the_hessian_far_along_gds_path(small):
-    data, lim, W0 = small
+def test_smoothness_below_its_bound_and_the_limit_is_the_hessian_far_along_gds_path(small_synthetic):
+    data, lim, W0 = small_synthetic
     smooth = ntp.smoothness(data, W0)
     assert 0 < smooth.start <= smooth.bound and 0 < smooth.limit <= smooth.bound
     # the bound is half the largest eigenvalue of sum_j pi_j h_j h_j^T, computed otherwise
@@ -52,8 +46,8 @@ def test_smoothness_below_its_bound_and_the_limit_is_the_hessian_far_along_gds_p
         assert np.linalg.eigvalsh(ce_hessian(data, W))[-1] <= smooth.bound * (1 + 1e-12)
 
 
-def test_a_step_run_is_trains_run_and_counts_the_rises_of_the_loss(small):
-    data, lim, W0 = small
+def test_a_step_run_is_trains_run_and_counts_the_rises_of_the_loss(small_synthetic):
+    data, lim, W0 = small_synthetic
     smooth = ntp.smoothness(data, W0)
     run = ntp.step_run(data, lim, W0, 1 / smooth.bound, 500, 100, 20)
     trace = ntp.train(data, optim.gd(1 / smooth.bound), 500, W0=W0, lim=lim, n_records=20)
@@ -111,8 +105,8 @@ def _gd_f_parts(data, lim, W0, lr, n_iter):
     return np.array(parts)
 
 
-def test_step_orbit_converges_below_two_over_l_inf_and_period_doubles_above(small):
-    data, lim, W0 = small
+def test_step_orbit_converges_below_two_over_l_inf_and_period_doubles_above(small_synthetic):
+    data, lim, W0 = small_synthetic
     critical = 2 / ntp.smoothness(data, W0).limit
     below = ntp.step_orbit(data, lim, W0, 0.9 * critical, 300, 20)
     assert below.period == 1 and below.amplitude < settings.ORBIT_AMPLITUDE_RTOL
@@ -129,8 +123,8 @@ def test_step_orbit_converges_below_two_over_l_inf_and_period_doubles_above(smal
     assert ntp.step_orbit(data, lim, W0, 3 * critical, 300, 20).period == 0
 
 
-def test_step_orbit_reads_the_f_parts_a_plain_gd_loop_computes(small):
-    data, lim, W0 = small
+def test_step_orbit_reads_the_f_parts_a_plain_gd_loop_computes(small_synthetic):
+    data, lim, W0 = small_synthetic
     lr = 1.2 * 2 / ntp.smoothness(data, W0).limit
     orbit = ntp.step_orbit(data, lim, W0, lr, 300, 20)
     F = _gd_f_parts(data, lim, W0, lr, 300)
@@ -146,8 +140,8 @@ def test_step_orbit_reads_the_f_parts_a_plain_gd_loop_computes(small):
         ntp.step_orbit(data, lim, W0, lr, 9, 5)
 
 
-def test_horizons_by_budget_are_the_shorter_runs_extrapolations(small):
-    data, lim, W0 = small
+def test_horizons_by_budget_are_the_shorter_runs_extrapolations(small_synthetic):
+    data, lim, W0 = small_synthetic
     lr = 1 / (2 * ntp.smoothness(data, W0).bound)
     horizons = ntp.horizons_by_budget(data, lim, W0, lr, [200, 2000], 0.999, 20)
     for budget, horizon in zip((200, 2000), horizons, strict=True):

@@ -123,6 +123,16 @@ def test_rounding_spread_is_zero_for_gd_and_measures_the_one_ulp_run(toy):
         ntp.rounding_spread(toy, optim.gd(0.5), W0, ref, 999, lim)
 
 
+def test_the_spread_at_k_is_its_record_and_beyond_the_horizon_the_last_decades_largest():
+    k = np.array([1, 2, 5, 10, 20, 50, 100])
+    spread = {"k": k, "kl": np.array([1.0, 2, 3, 9, 4, 5, 6]), "corr": np.arange(7.0) / 8}
+    assert ntp.spread_at(spread, 5) == {"kl": 3.0, "corr": 0.25}
+    # beyond the horizon 100: from the first record at or after 10, the largest
+    assert ntp.spread_at(spread, 1000) == {"kl": 9.0, "corr": 0.75}
+    with pytest.raises(InvalidDataError, match="iteration 7 was not recorded"):
+        ntp.spread_at(spread, 7)
+
+
 @pytest.mark.parametrize("steps", [[0, 5], [], [[1, 2]]])
 def test_gd_loss_curve_names_steps_it_cannot_record(toy, steps):
     with pytest.raises(InvalidDataError, match="record_at"):
