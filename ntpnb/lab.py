@@ -63,6 +63,12 @@ def _is_chapter_source(os_path: Path) -> bool:
     return os_path.suffix == ".md" and _in_project(os_path, "notebooks")
 
 
+def _folded(cell: dict) -> bool:
+    """Whether JupyterLab shows ``cell`` collapsed: a code cell the book folds, not the parameters."""
+    tags = set(cell.get("metadata", {}).get("tags", []))
+    return cell.get("cell_type") == "code" and bool(tags & FOLDED_TAGS) and "parameters" not in tags
+
+
 def fold_as_the_book(notebook: dict) -> dict:
     """``notebook`` (a notebook's JSON content) with the code the book folds collapsed.
 
@@ -70,8 +76,7 @@ def fold_as_the_book(notebook: dict) -> dict:
     metadata ``jupyter.source_hidden`` that JupyterLab honours; nothing else changes.
     """
     for cell in notebook.get("cells", []):
-        tags = set(cell.get("metadata", {}).get("tags", []))
-        if cell.get("cell_type") == "code" and tags & FOLDED_TAGS and "parameters" not in tags:
+        if _folded(cell):
             cell.setdefault("metadata", {}).setdefault("jupyter", {})["source_hidden"] = True
     return notebook
 
@@ -158,9 +163,7 @@ def as_inline_expressions(notebook: dict, values: dict[str, str] | None = None) 
     ``values``: the glued texts known already (:func:`book_glue`), shown until the chapter runs.
     """
     for cell in _markdown_cells(notebook):
-        fence = _GLUE_FENCE.sub(
-            lambda m: _expression(m["name"], m["format"] or _DEFAULT_FORMAT), cell["source"]
-        )
+        fence = _GLUE_FENCE.sub(_block_expression, cell["source"])
         cell["source"] = _GLUE_ROLE.sub(lambda m: _expression(m["name"], m["kind"] == "md"), fence)
         results = _results(cell["source"], values or {})
         if results:
@@ -194,9 +197,8 @@ def _is_chapter(os_path: Path) -> bool:
 def unfold_as_saved(notebook: dict) -> dict:
     """The inverse of :func:`fold_as_the_book`: the file keeps its tags, not JupyterLab's folding."""
     for cell in notebook.get("cells", []):
-        tags = set(cell.get("metadata", {}).get("tags", []))
         jupyter = cell.get("metadata", {}).get("jupyter", {})
-        if tags & FOLDED_TAGS and "source_hidden" in jupyter:
+        if _folded(cell) and "source_hidden" in jupyter:
             del jupyter["source_hidden"]
             if not jupyter:
                 del cell["metadata"]["jupyter"]
