@@ -32,9 +32,16 @@ import re
 from pathlib import Path
 from typing import Any
 
-from jupytext import TextFileContentsManager
 from tornado.web import HTTPError
 from traitlets import Bool
+
+try:  # jupytext's contents manager exists where jupyter_server does (the ``lab`` extra)
+    from jupytext.sync_contentsmanager import TextFileContentsManager
+except ImportError as missing:
+    raise ImportError(
+        "ntpnb.lab is JupyterLab's contents manager and needs the lab extra "
+        f"(./run.sh setup lab, or pip install 'ntpnb[lab]'): {missing}"
+    ) from missing
 
 from .chapter._layout import BOOK_PROFILE, COPIES_DIRNAME, DEFAULT_OUTPUT_DIRNAME, OutputLayout, load_timings
 from .chapter._outputs import file_digest

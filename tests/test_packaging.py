@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import yaml
@@ -225,3 +227,51 @@ def test_cdn_stylesheets_of_notebook_outputs_are_dropped():
     assert drop_cdn_links('<link rel="stylesheet" href="_static/x.css">') == (
         '<link rel="stylesheet" href="_static/x.css">'
     )
+
+
+#: A Python run as the reader's environment has it (``./run.sh reproduce`` installs the book and
+#: pdf extras, not the lab one): jupyter_server, which only the lab extra brings, cannot be imported.
+_WITHOUT_LAB = """
+import importlib, pkgutil, sys
+class _Absent:
+    def find_spec(self, name, path=None, target=None):
+        if name.split(".")[0] in ("jupyter_server", "jupyterlab", "jupyterlab_myst"):
+            raise ImportError(f"No module named {name!r} (blocked by the test)")
+sys.meta_path.insert(0, _Absent())
+import ntpnb
+failed = []
+for module in pkgutil.walk_packages(ntpnb.__path__, "ntpnb."):
+    if module.name == "ntpnb.lab":
+        continue
+    try:
+        importlib.import_module(module.name)
+    except Exception as error:
+        failed.append(f"{module.name}: {type(error).__name__}: {error}")
+try:
+    import ntpnb.lab
+except ImportError as error:
+    print("LAB:", error)
+print("FAILED:", failed)
+"""
+
+
+def test_without_the_lab_extra_every_module_but_the_lab_one_imports_and_that_one_says_what_it_needs():
+    # the book is built where the lab extra is not installed: its API pages resolve references by
+    # importing the module named, so a module that fails to import there otherwise than by an
+    # ImportError (jupytext's stand-in manager raised a TypeError) broke `./run.sh reproduce`
+    shown = subprocess.run(
+        [sys.executable, "-c", _WITHOUT_LAB], capture_output=True, text=True, check=True, cwd=ROOT
+    ).stdout
+    assert "FAILED: []" in shown, shown
+    assert "LAB: ntpnb.lab is JupyterLab's contents manager and needs the lab extra" in shown, shown
+
+
+def test_no_docstring_links_the_lab_module_which_the_readers_book_build_cannot_import():
+    linked = re.compile(r":(?:mod|func|class|data|attr):`~?ntpnb\.lab\b")
+    found = [
+        f"{path.relative_to(ROOT)}:{number}"
+        for path in sorted((ROOT / "ntpnb").rglob("*.py"))
+        for number, line in enumerate(path.read_text().splitlines(), 1)
+        if linked.search(line)
+    ]
+    assert found == []

@@ -155,7 +155,7 @@ EXPLORE_SEEDS = 3
 
 
 #: The folder of a project, beside ``notebooks/``, where a reader's edited copies of chapters are
-#: saved from JupyterLab (git ignores it; :mod:`ntpnb.lab`).
+#: saved from JupyterLab (git ignores it; ``ntpnb.lab``).
 COPIES_DIRNAME = "my-notebooks"
 
 #: The folder of ``outputs/runs/`` that holds the trees of notebooks run outside ``ntpnb reproduce``.

@@ -33,7 +33,7 @@ def glued(name: str, markdown: bool | str = False) -> Any:
     """The text glued under ``name`` in this kernel: what ``{glue:text}`name``` shows in the book.
 
     JupyterLab opens a chapter with its glue roles as inline expressions ``{eval}`glued("name")```
-    (:mod:`ntpnb.lab`), which jupyterlab-myst evaluates once the chapter has run. ``markdown``:
+    (``ntpnb.lab``), which jupyterlab-myst evaluates once the chapter has run. ``markdown``:
     the text as Markdown (``{glue:md}``; the name of its format for a ``{glue:md}`` block).
 
     Raises
