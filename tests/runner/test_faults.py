@@ -130,9 +130,14 @@ def running_kernels(root: Path, count: int):
 
 
 def staged_claims(root: Path) -> list[Path]:
-    """The claim records of the notebooks executing now under ``root`` (staged, not yet published)."""
+    """The claim records of the notebooks executing now under ``root`` (staged, not yet published).
+
+    A record being written is still a temporary file (``.<name>.json.tmp-...json``), not a record.
+    """
     return [
-        p for p in (root / "outputs").rglob("*.json") if ".staging" in p.parts and p.parent.name == "claims"
+        p
+        for p in (root / "outputs").rglob("*.json")
+        if ".staging" in p.parts and p.parent.name == "claims" and not is_temporary(p)
     ]
 
 
