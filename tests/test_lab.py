@@ -38,6 +38,7 @@ pytestmark = pytest.mark.slow
 SOURCE = "notebooks/01_entropy_separability.md"
 #: The chapter the reader edits, and the line of its parameters cell (the issue's example).
 EDITED, PARAMETER = "notebooks/03_gd_implicit_bias.md", "toy_lr = 0.5"
+_ACTIVE_EDITOR = ".jp-NotebookPanel .jp-Notebook.jp-mod-editMode .jp-Cell.jp-mod-active .cm-editor"
 #: JupyterLab's autosave interval in the test's copy of the settings (the default is 120 s).
 AUTOSAVE_SECONDS = 3
 
@@ -234,9 +235,13 @@ def test_a_parameter_edited_run_and_saved_in_jupyterlab_never_changes_the_chapte
         page.get_by_text("Python 3 (ipykernel) | Idle").wait_for(timeout=90_000)  # its kernel started
         # edit the parameter, as the README says, and run its cell
         page.locator(".jp-NotebookPanel .cm-line", has_text=PARAMETER).first.click()
+        # keys go to the cell's editor only once it has focus (in command mode they would be
+        # shortcuts: "y" makes a code cell, "2" a heading), so wait for it, and for the edit
+        page.wait_for_selector(f"{_ACTIVE_EDITOR}.cm-focused", timeout=30_000)
         page.keyboard.press("End")
         page.keyboard.press("Shift+Home")
         page.keyboard.type("toy_lr = 2.0")
+        page.locator(f"{_ACTIVE_EDITOR} .cm-line", has_text="toy_lr = 2.0").wait_for(timeout=30_000)
         page.keyboard.press("Shift+Enter")
         page.wait_for_selector(".jp-NotebookPanel .jp-InputPrompt:has-text('[1]')", timeout=90_000)
         page.keyboard.press("Control+s")  # JupyterLab says where a save goes instead
