@@ -118,7 +118,7 @@ def _timed(
 
     Returns the book seed's timings, the wall time and the notebook seconds.
     """
-    from ntpnb.chapter import load_timings, output_layout
+    from ntpnb.chapter import load_timings, output_tree
     from ntpnb.runner import reproduce
 
     start = time.perf_counter()
@@ -126,11 +126,11 @@ def _timed(
         root, names, profile=profile, output_dir=out, jobs=jobs, force=True, log=print, seeds=seeds
     )
     wall = time.perf_counter() - start
-    failed = [r.label for r in results if not r.completed]
+    failed = [r.label for r in results if not r.complete]
     what = f"notebooks at {profile}, {seeds} seed{'s' * (seeds > 1)}, --jobs {jobs}"
     print(f"  {what}: {wall:.1f} s" + (f", FAILED: {failed}" if failed else ""))
     seconds = sum(r.seconds for r in results)
-    return load_timings(output_layout(out)).get(profile, {}), wall, seconds
+    return load_timings(output_tree(out)).get(profile, {}), wall, seconds
 
 
 def _children_cpu_seconds() -> float:
@@ -173,7 +173,7 @@ def refresh_chapter_times(
 ) -> Path:
     """Write the project's benchmark record of the chapters' times from the one-core runs; its path.
 
-    The record ``ntpnb list`` shows (:mod:`ntpnb.runner._timings`), with this machine, its load
+    The record ``ntpnb list`` shows (:mod:`ntpnb.records._timings`), with this machine, its load
     when each profile's runs started (``loads``, by :func:`time_chapters`), the date and the commit.
     """
     from ntpnb.chapter import source_commit

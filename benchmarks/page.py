@@ -21,12 +21,12 @@ from pathlib import Path
 
 from ntpnb.chapter import (
     PROFILE_NAMES,
-    OutputLayout,
+    OutputTree,
     Timings,
     atomic_write_text,
     format_platform,
-    load_run_record,
     load_timings,
+    load_tree_record,
     markdown_table,
 )
 
@@ -153,7 +153,7 @@ def write_measured_page(
     return atomic_write_text(out / "benchmarks.md", measured_page(res, argv, figures, time_limit))
 
 
-def not_run_text(layout: OutputLayout, own: bool = True) -> str:
+def not_run_text(layout: OutputTree, own: bool = True) -> str:
     """The page's beginning when no benchmark has been run into ``layout``: what it would show, and how.
 
     ``own``: ``layout`` is the book's tree, where the commands need no folder.
@@ -245,12 +245,12 @@ def format_sweep_timings(per_seed: Mapping[int, Mapping[str, Mapping[str, object
     return markdown_table(["notebook", *head, "all seeds"], rows)
 
 
-def _sweep_section(layout: OutputLayout, profile: str) -> str:
+def _sweep_section(layout: OutputTree, profile: str) -> str:
     """The seed sweep's cost in the tree ``layout`` (empty when no sweep ran into it)."""
     trees = layout.seed_layouts()
     if not trees:
         return ""
-    record = load_run_record(layout.root)
+    record = load_tree_record(layout.root)
     book_seed = record.seeds[0] if record is not None and record.seeds else 0
     per_seed = {book_seed: load_timings(layout).get(profile, {})}
     per_seed.update({seed: load_timings(tree).get(profile, {}) for seed, tree in trees.items()})
@@ -262,7 +262,7 @@ def _sweep_section(layout: OutputLayout, profile: str) -> str:
     )
 
 
-def render_timings_section(layout: OutputLayout) -> str:
+def render_timings_section(layout: OutputTree) -> str:
     """The section: each notebook's last reproduction time in ``layout``, per profile, and per seed."""
     timings = load_timings(layout)
     profiles = _profiles(timings)
@@ -276,14 +276,14 @@ def render_timings_section(layout: OutputLayout) -> str:
     )
 
 
-def render_benchmarks_page(layout: OutputLayout, own: bool = True) -> str:
+def render_benchmarks_page(layout: OutputTree, own: bool = True) -> str:
     """The page: the last run's ``benchmarks/benchmarks.md`` (or :func:`not_run_text`), then the times."""
     results = layout.benchmarks / "benchmarks.md"
     page = results.read_text(encoding="utf-8") if results.is_file() else not_run_text(layout, own)
     return page.rstrip("\n") + "\n\n" + render_timings_section(layout)
 
 
-def write_benchmarks_page(layout: OutputLayout, own: bool = True) -> Path:
+def write_benchmarks_page(layout: OutputTree, own: bool = True) -> Path:
     """Write the page to ``<layout.root>/benchmarks.md`` and return its path."""
     return atomic_write_text(layout.root / "benchmarks.md", render_benchmarks_page(layout, own))
 
@@ -298,7 +298,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if not args.tree.is_dir():
         parser.error(f"no output tree {args.tree}")
-    print(write_benchmarks_page(OutputLayout(args.tree.resolve()), own=args.own))
+    print(write_benchmarks_page(OutputTree(args.tree.resolve()), own=args.own))
     return 0
 
 

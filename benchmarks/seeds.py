@@ -60,9 +60,9 @@ def outcomes_of_tree(tree: Path) -> list[SeedOutcome]:
     A chapter completed at a seed when the tree of that seed holds its claims record, and stopped
     when it holds its failure record (``failed/<chapter>.json``, whose ``error`` is the reason).
     """
-    from ntpnb.chapter import load_chapter_record, output_layout
+    from ntpnb.chapter import load_chapter_run, output_tree
 
-    layout = output_layout(tree)
+    layout = output_tree(tree)
     run = json.loads((layout.root / "run.json").read_text(encoding="utf-8"))
     seeds = [int(s) for s in run.get("seeds", [])] or [int(run.get("overrides", {}).get("seed", 0))]
     trees = {seeds[0]: layout, **layout.seed_layouts()}
@@ -77,7 +77,7 @@ def outcomes_of_tree(tree: Path) -> list[SeedOutcome]:
                 found.append(SeedOutcome(chapter, seed, False, False, _one_line(error)))
             elif claims is not None and claims.is_file():
                 # the checks that fail the run (FAIL), not those one seed cannot decide alone
-                failing = [c.what for c in load_chapter_record(claims).failed]
+                failing = [c.what for c in load_chapter_run(claims).failed]
                 reason = f"checks failed: {'; '.join(failing)}" if failing else ""
                 found.append(SeedOutcome(chapter, seed, True, not failing, _one_line(reason)))
             else:
@@ -92,9 +92,9 @@ def verdicts_of_tree(tree: Path) -> dict[str, tuple[str, str]]:
     so a verdict here is the one the report would give had the book run at these seeds.
     """
     from ntpnb.book import read_tree
-    from ntpnb.chapter import output_layout
+    from ntpnb.chapter import output_tree
 
-    return {cid: (v.verdict, v.why) for cid, v in read_tree(output_layout(tree)).results.items()}
+    return {cid: (v.verdict, v.why) for cid, v in read_tree(output_tree(tree)).results.items()}
 
 
 def book_verdicts(path: Path) -> dict[str, str]:

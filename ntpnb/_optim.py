@@ -261,20 +261,66 @@ def adam(lr: float, betas: tuple[float, float] = (0.9, 0.99)) -> Optimizer:
     return Optimizer("adam", lr, tuple(as_ordered(betas, "betas")))
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Trace:
-    """The record of one :func:`run`."""
+    """The record of a training run, of either paper, read by attribute (as scipy's ``OptimizeResult``).
+
+    Every recorded quantity is an attribute: ``trace.ce``, ``trace.dist_F``, ``trace.iterates``
+    (the iterates at the recorded iterations, where the run kept them). One name means one quantity
+    in both papers: ``iterates``, ``ce``/``kl``/``loss``, ``norm``, ``corr``, ``dist_F``, ``dist_F0``,
+    ``dist_cyc``, ``dist_cyc_paper``. A record of several seeds' runs (``seeds`` not empty) holds each
+    seed's numbers in one row of every value; :meth:`at` is one seed's record.
+    """
 
     #: ``(n_records,)`` the recorded iterations (0 the initialization, ``k`` the iterate after ``k`` steps).
     iterations: Array
-    #: Name -> array whose first axis indexes the records, then the batch axes, then the shape of the value.
-    values: Mapping[str, Array] = field(default_factory=dict)
+    #: Name -> value: an array whose first axis indexes the records, then the batch axes, then the
+    #: shape of the value; or a number or an array of a run's end (per trial, per seed).
+    values: Mapping[str, Array | float] = field(default_factory=dict)
     #: The final iterate ``W_{n_iter}``.
     W: Array | None = None
+    #: The seeds of the rows of every value, for a record of several seeds' runs (else empty).
+    seeds: tuple[int, ...] = ()
 
-    def __getitem__(self, name: str) -> Array:
-        """The recorded values of ``name``."""
-        return self.values[name]
+    def __post_init__(self) -> None:
+        shadowed = sorted(set(self.values) & (_TRACE_FIELDS | set(dir(type(self)))))
+        if shadowed:
+            raise InvalidDataError(
+                f"the recorded names {shadowed} are attributes of a Trace itself: record them under others"
+            )
+
+    def __getattr__(self, name: str) -> Array | float:
+        """The recorded value ``name``."""
+        values = self.__dict__.get("values", {})  # not through self: a copy being built has none yet
+        if name in values:
+            return values[name]
+        raise AttributeError(f"the run recorded no {name!r}; it recorded {sorted(values)}")
+
+    def __dir__(self) -> list[str]:
+        return sorted(set(super().__dir__()) | set(self.values))
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """The names of the recorded values, in their order."""
+        return tuple(self.values)
+
+    def at(self, seed: int) -> Trace:
+        """The record of ``seed``'s run alone: every value's row of ``seed``.
+
+        Raises
+        ------
+        InvalidDataError
+            If ``seed`` was not run.
+        """
+        if seed not in self.seeds:
+            raise InvalidDataError(f"seed {seed!r} was not run; the seeds run: {list(self.seeds)}")
+        row = self.seeds.index(seed)
+        W = None if self.W is None else self.W[row]
+        return Trace(self.iterations, MappingProxyType({k: v[row] for k, v in self.values.items()}), W)
+
+
+#: The fields of :class:`Trace`, which no recorded name may shadow.
+_TRACE_FIELDS = frozenset({"iterations", "values", "W", "seeds"})
 
 
 def lecun_init(shape: tuple[int, ...], fan_in: int, seed: int | np.random.Generator) -> Array:

@@ -6,7 +6,7 @@ opens the MyST sources ``notebooks/*.md`` as notebooks, with one difference. A c
 what the book runs, so it is *read-only* there: JupyterLab shows it so, never autosaves it, and
 says on Ctrl+S to use *Save Notebook As…*; the server refuses to write, rename or delete it, or to
 add a source beside it (a new ``notebooks/*.md`` would be a chapter). A reader's edited copy is
-saved under ``my-notebooks/`` (:data:`~ntpnb.chapter._layout.COPIES_DIRNAME`, which git ignores,
+saved under ``my-notebooks/`` (:data:`~ntpnb.records._places.COPIES_DIRNAME`, which git ignores,
 made on the first save), where it runs as the chapter does (its outputs under
 ``outputs/runs/interactive/``). A run of an edited source is never silent either: ``ntpnb
 reproduce`` names what differs from the commit.
@@ -43,9 +43,10 @@ except ImportError as missing:
         f"(./run.sh setup lab, or pip install 'ntpnb[lab]'): {missing}"
     ) from missing
 
-from .chapter._layout import BOOK_PROFILE, COPIES_DIRNAME, DEFAULT_OUTPUT_DIRNAME, OutputLayout, load_timings
-from .chapter._outputs import file_digest
-from .runner._choice import package_fingerprint
+from .records._cache import package_fingerprint
+from .records._files import file_digest
+from .records._places import BOOK_PROFILE, COPIES_DIRNAME, DEFAULT_OUTPUT_DIRNAME, OutputTree
+from .records._timings import load_timings
 
 __all__ = [
     "FOLDED_TAGS",
@@ -140,7 +141,7 @@ def book_glue(source: Path) -> dict[str, str]:
     book's seed); its ``timings.json`` names the source (SHA-256) and package (fingerprint) it
     ran, both compared with today's. Empty when there is no such run, it failed, or it is stale.
     """
-    tree = OutputLayout(source.parent.parent / DEFAULT_OUTPUT_DIRNAME)
+    tree = OutputTree(source.parent.parent / DEFAULT_OUTPUT_DIRNAME)
     record = load_timings(tree).get(BOOK_PROFILE, {}).get(source.stem, {})
     executed = tree.notebooks / f"{source.stem}.ipynb"
     if not (isinstance(record, dict) and record.get("ok") is True and executed.is_file()):

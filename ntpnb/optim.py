@@ -2,7 +2,8 @@
 
 A method is an :class:`Optimizer` made by :func:`gd`, :func:`sgd`, :func:`normalized_gd` or
 :func:`adam`; the chapters record its quantities on a log-spaced grid of iterations
-(:func:`log_grid`) and start from :func:`lecun_init`. The update rules, their checks and the loop
+(:func:`log_grid`) and start from :func:`lecun_init`. A run of either paper is recorded as a
+:class:`Trace`, read by attribute. The update rules, their checks and the loop
 that applies them are described where they are defined (``ntpnb._optim``).
 """
 
@@ -11,6 +12,7 @@ from __future__ import annotations
 from ._optim import (
     AUTHORS_NGD_EPS,
     Optimizer,
+    Trace,
     adam,
     gd,
     lecun_init,
@@ -22,6 +24,7 @@ from ._optim import (
 #: The methods, what they return, and the settings of Paper B's code.
 __all__ = [
     "Optimizer",
+    "Trace",
     "gd",
     "sgd",
     "normalized_gd",

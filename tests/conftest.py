@@ -26,14 +26,45 @@ if str(ROOT) not in sys.path:  # the benchmarks package lives at the repository 
     sys.path.insert(0, str(ROOT))
 
 
-#: The session fixtures built from one quick-profile run (minutes): the tests that use them run last,
-#: after the unit tests, so that under pytest-xdist every worker is busy while one of them builds it.
+#: The session fixtures built from one quick-profile run (minutes).
 QUICK_RUN_FIXTURES = frozenset({"quick_run", "built_book", "book_copy"})
+#: The longest tests that read the quick-profile run (each a minute or more of one core: nbval runs
+#: every notebook again, the others build a book), longest first: they start before the other
+#: tests that read it, so that none is left running alone on one worker at the end of the session.
+LONGEST_QUICK_RUN_TESTS = (
+    "test_nbval_reproduces_every_output",
+    "test_a_notebook_with_an_error_fails_the_build",
+    "test_the_book_builds_with_benchmark_results",
+    "test_a_p_run_of_one_chapter_renders_as_a_book_of_its_own_labelled_by_its_run_record",
+)
+
+
+def fixtures_of(item: pytest.Item) -> set[str]:
+    """The names of the fixtures ``item`` uses (none for an item that is not a function)."""
+    return set(getattr(item, "fixturenames", ()))
+
+
+def run_order(item: pytest.Item) -> tuple[int, int]:
+    """(0, 0) for a test that needs no quick-profile run; (1, rank) for the longest that do, by
+    their rank in :data:`LONGEST_QUICK_RUN_TESTS`; (2, 0) for the others."""
+    if not QUICK_RUN_FIXTURES & fixtures_of(item):
+        return 0, 0
+    name = getattr(item, "originalname", item.name)
+    return (1, LONGEST_QUICK_RUN_TESTS.index(name)) if name in LONGEST_QUICK_RUN_TESTS else (2, 0)
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Order the tests that need the quick-profile run after the others (a stable sort)."""
-    items.sort(key=lambda item: bool(QUICK_RUN_FIXTURES & set(getattr(item, "fixturenames", ()))))
+    """Order the tests so that the workers of pytest-xdist are busy until the end.
+
+    First one test of the built book: the worker that runs it makes the quick-profile run and
+    the book while the others run the unit tests, so that no worker waits for them at the end.
+    Then the unit tests, then the tests that read the quick-profile run, the longest first (a
+    stable sort keeps the rest in their order).
+    """
+    items.sort(key=run_order)
+    first = next((i for i, item in enumerate(items) if "built_book" in fixtures_of(item)), None)
+    if first is not None:
+        items.insert(0, items.pop(first))
 
 
 def made_once(tmp_path_factory: pytest.TempPathFactory, name: str, make: Callable[[Path], None]) -> Path:

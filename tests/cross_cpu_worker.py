@@ -205,15 +205,23 @@ def linear_training() -> dict[str, Quantity]:
     }
 
     def run() -> dict[str, Any]:
+        lim = ntp.limits(data)  # W*, W^mm, F and H, which every run on the data records against
         out = {
-            f"exact_W_{name}": ntp.train(data, opt, TRAINING_STEPS, W0=W0, n_records=2).W
+            f"exact_W_{name}": ntp.train(data, opt, TRAINING_STEPS, lim=lim, W0=W0, n_records=2).W
             for name, opt in methods.items()
         }
         for name, opt in methods.items():
             out[f"exact_W_{name}_weight_form"] = run_decoder(wide, opt, TRAINING_STEPS, W0_wide).W
         for sampling in SAMPLING_KINDS:
             trace = ntp.train(
-                data, ntp._optim.sgd(0.5), TRAINING_STEPS, W0=W0, seed=3, batch_size=4, sampling=sampling
+                data,
+                ntp._optim.sgd(0.5),
+                TRAINING_STEPS,
+                lim=lim,
+                W0=W0,
+                seed=3,
+                batch_size=4,
+                sampling=sampling,
             )
             out[f"exact_W_sgd_{sampling}"] = trace.W
         grad = gradient_fn(data)

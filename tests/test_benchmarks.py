@@ -111,9 +111,9 @@ def test_the_path_and_attention_svm_tables_certify_each_answer(which):
 
 def _fake_reproduce(calls, tmp_path, seconds):
     """A stand-in for ``ntpnb.runner.reproduce`` that records its calls and the CPUs it could use."""
-    from ntpnb.chapter._layout import output_layout
-    from ntpnb.runner import RunResult
-    from ntpnb.runner._choice import record_timings
+    from ntpnb.records._places import output_tree
+    from ntpnb.records._timings import record_timings
+    from ntpnb.runner import ChapterRun
 
     def fake(root, names, profile, output_dir, jobs, force, log, seeds):
         cpus = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else None
@@ -122,8 +122,9 @@ def _fake_reproduce(calls, tmp_path, seconds):
         )
         # a kernel's work: CPU time in a child process, which the one-core runs measure
         subprocess.run([sys.executable, "-c", "sum(range(2 * 10**7))"], check=True)
-        results = [RunResult("01_x", True, seconds[profile, jobs], tmp_path / "x.ipynb")]
-        record_timings(output_layout(output_dir), profile, results, jobs)
+        ran = ChapterRun("01_x", complete=True, seconds=seconds[profile, jobs], executed=tmp_path / "x.ipynb")
+        results = [ran]
+        record_timings(output_tree(output_dir), profile, results, jobs)
         return results
 
     return fake
@@ -161,7 +162,7 @@ def test_time_notebooks_runs_each_profile_on_one_core_then_the_paper_run_with_jo
         assert calls[2]["cpus"] == sorted(before) == times.run_cpus  # all of them for the two-job run
     assert notebooks.allowed_cpus() == before
     # the one-core times are the benchmark record ntpnb list shows, with the load they ran under
-    from ntpnb.runner._timings import load_chapter_times
+    from ntpnb.records._timings import load_chapter_times
 
     notebooks.refresh_chapter_times(tmp_path, times.one_core, times.loads)
     record = load_chapter_times(tmp_path)

@@ -12,6 +12,7 @@ import sys
 import pytest
 
 from ntpnb import cli
+from ntpnb.cli import _commands, _list, _parser
 from ntpnb.runner import select_notebooks
 
 from conftest import ROOT
@@ -36,7 +37,7 @@ def test_ntpnb_compare_is_the_comparison_of_two_runs(tmp_path, capsys):
 )
 def test_ntpnb_benchmarks_runs_python_m_benchmarks_in_the_root(monkeypatch, args, passed):
     calls = []
-    monkeypatch.setattr(cli.subprocess, "call", lambda cmd, cwd: calls.append((cmd, cwd)) or 0)
+    monkeypatch.setattr(_commands.subprocess, "call", lambda cmd, cwd: calls.append((cmd, cwd)) or 0)
     assert cli.main(["benchmarks", "--root", str(ROOT), *args]) == 0
     assert calls == [([sys.executable, "-m", "benchmarks", *passed], ROOT)]
 
@@ -75,11 +76,27 @@ def test_version_is_the_installed_distributions(capsys):
     assert capsys.readouterr().out == f"ntpnb {metadata.version('ntpnb')}\n"
 
 
+def test_the_command_runs_as_python_m_ntpnb_and_as_python_m_ntpnb_cli():
+    """``python -m ntpnb`` and ``python -m ntpnb.cli`` are the console script's ``main``."""
+    for module in ("ntpnb", "ntpnb.cli"):
+        proc = subprocess.run(
+            [sys.executable, "-m", module, "--help"], cwd=ROOT, capture_output=True, text=True, timeout=60
+        )
+        assert proc.returncode == 0 and proc.stdout.startswith("usage: ntpnb "), (module, proc.stderr)
+
+
+def test_the_console_script_is_the_cli_packages_main():
+    from importlib import metadata
+
+    (script,) = [e for e in metadata.entry_points(group="console_scripts") if e.name == "ntpnb"]
+    assert script.value == "ntpnb.cli:main" and script.load() is cli.main
+
+
 def test_version_without_an_installed_distribution_says_so(monkeypatch, capsys):
     def not_installed(name):
-        raise cli.metadata.PackageNotFoundError(name)
+        raise _parser.metadata.PackageNotFoundError(name)
 
-    monkeypatch.setattr(cli.metadata, "version", not_installed)
+    monkeypatch.setattr(_parser.metadata, "version", not_installed)
     with pytest.raises(SystemExit) as exit_:
         cli.main(["--version"])
     assert exit_.value.code == 0
@@ -134,7 +151,7 @@ def test_the_listed_values_wrap_between_profiles_never_inside_a_value():
         "quick": {"configs": [[2, 1]], "n": 2},
     }
     meanings = {"configs": "(V, S) pairs swept at every dimension of the grid", "n": "samples"}
-    lines = cli._format_parameters(per_profile, meanings, width=40)
+    lines = _list._format_parameters(per_profile, meanings, width=40)
     assert lines == [
         "  configs  (V, S) pairs swept at every",
         "           dimension of the grid",
@@ -143,7 +160,7 @@ def test_the_listed_values_wrap_between_profiles_never_inside_a_value():
         "  n        samples",
         "           paper 1 | quick 2",
     ]
-    assert cli._format_parameters({"paper": {"k": 1}}, {}) == [
+    assert _list._format_parameters({"paper": {"k": 1}}, {}) == [
         "  k  (no comment in the notebook's parameters cell)",
         "     paper 1",
     ]
@@ -180,7 +197,7 @@ def test_the_check_of_help_texts_finds_an_option_without_one():
 
 
 def test_every_command_is_checked_for_its_help():
-    (sub,) = [a for a in cli._parser()._actions if isinstance(a, argparse._SubParsersAction)]
+    (sub,) = [a for a in _parser._parser()._actions if isinstance(a, argparse._SubParsersAction)]
     assert list(sub.choices) == COMMANDS
 
 
@@ -234,10 +251,10 @@ def test_help_texts_show_no_restructuredtext_markup(capsys, command):
 
 
 def test_plain_text_keeps_the_words_of_the_markup():
-    assert cli._plain_text("The ``ntpnb`` command, :func:`~ntpnb.x.y` and *this* (``python -m\nb``)") == (
+    assert _parser.plain_text("The ``ntpnb`` command, :func:`~ntpnb.x.y` and *this* (``python -m\nb``)") == (
         "The ntpnb command, ntpnb.x.y and this (python -m\nb)"
     )
-    assert cli._plain_text("a * b * c and 2*3") == "a * b * c and 2*3"
+    assert _parser.plain_text("a * b * c and 2*3") == "a * b * c and 2*3"
 
 
 def test_one_notebook_run_is_not_runs():
@@ -248,14 +265,14 @@ def test_one_notebook_run_is_not_runs():
 
 
 def test_an_explore_of_one_seed_says_one_seed_each():
-    from ntpnb.runner import RunResult
+    from ntpnb.runner import ChapterRun
 
-    def results(n: int) -> list[RunResult]:
-        return [RunResult("03_x", True, 1.0, None, point=f"lr={i}") for i in range(n)]
+    def results(n: int) -> list[ChapterRun]:
+        return [ChapterRun("03_x", complete=True, seconds=1.0, point=f"lr={i}") for i in range(n)]
 
-    line = cli._explored_line(results(2), 2, "quick", "outputs/explore/x")
+    line = _commands._explored_line(results(2), 2, "quick", "outputs/explore/x")
     assert line.startswith("all 2 runs (2 points, 1 seed each) completed (2.0 s of notebook time")
-    assert "(2 points, 2 seeds each)" in cli._explored_line(results(4), 2, "quick", "outputs/explore/x")
+    assert "(2 points, 2 seeds each)" in _commands._explored_line(results(4), 2, "quick", "outputs/explore/x")
 
 
 #: The modules of the commands themselves: what a command loads when it runs, never for its help.
@@ -277,10 +294,16 @@ def test_help_loads_none_of_the_commands_modules(command):
 
 def test_list_shows_each_chapters_expected_time_per_profile(tmp_path, capsys, monkeypatch):
     """Without a run here, the benchmark record's times, with where and when they were measured."""
-    from ntpnb.chapter._layout import output_layout
-    from ntpnb.runner._choice import package_fingerprint, record_timings
-    from ntpnb.runner._execute import RunResult
-    from ntpnb.runner._timings import CHAPTER_TIMES, describe_machine, run_sources, this_machine
+    from ntpnb.records._cache import package_fingerprint
+    from ntpnb.records._places import output_tree
+    from ntpnb.records._run import ChapterRun
+    from ntpnb.records._timings import (
+        CHAPTER_TIMES,
+        describe_machine,
+        record_timings,
+        run_sources,
+        this_machine,
+    )
 
     monkeypatch.setenv("COLUMNS", "100")  # a narrower terminal wraps the line
     root = tmp_path / "project"
@@ -327,9 +350,9 @@ def test_list_shows_each_chapters_expected_time_per_profile(tmp_path, capsys, mo
     assert "`ntpnb benchmarks --chapter-times` measures the record again (about 1 min)" in said
 
     # this machine's own run of these sources comes first
-    ran = RunResult("03_gd_implicit_bias", True, 123.0, None)
+    ran = ChapterRun("03_gd_implicit_bias", complete=True, seconds=123.0)
     sources = {"03_gd_implicit_bias": current}
-    record_timings(output_layout(root / "outputs"), "paper", [ran], jobs=2, sources=sources)
+    record_timings(output_tree(root / "outputs"), "paper", [ran], jobs=2, sources=sources)
     assert cli.main(["list", "--root", str(root), "03"]) == 0
     line = " ".join(line.strip() for line in capsys.readouterr().out.splitlines()[1:3])
     assert line.startswith(

@@ -28,9 +28,9 @@ parameters.CHANGES["07_fake"] = {"quick": {"n": 5}}  # the fake chapter's quick 
 globals().update(chapter_parameters("07_fake", globals()))
 """
 BODY = """\
-from ntpnb.chapter import ClaimLog, output_layout
+from ntpnb.chapter import ClaimLog, output_tree
 
-layout = output_layout(output_dir)
+layout = output_tree(output_dir)
 claims = ClaimLog("07_fake", profile, output_dir, seed=seed)
 (layout.figures / "07_fake.png").write_bytes(bytes([n % 256]) * n)
 claims.check("A1", "n is positive", n, ">", 0)

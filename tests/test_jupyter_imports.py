@@ -20,7 +20,7 @@ def test_reading_a_chapter_does_not_build_the_iri_grammar_and_notebooks_still_va
     seen = python(
         "import json, sys\n"
         "from ntpnb.chapter._parameters import read_parameters_cell\n"
-        "from ntpnb.chapter._layout import notebook_sources\n"
+        "from ntpnb.records._places import notebook_sources\n"
         "from pathlib import Path\n"
         "read_parameters_cell(notebook_sources(Path('.'))[0])\n"
         "import nbformat\n"

@@ -9,10 +9,10 @@ import pytest
 from tornado.web import HTTPError
 
 from ntpnb.chapter import glue_text, glued
-from ntpnb.chapter._outputs import file_digest
 from ntpnb.errors import InvalidDataError
 from ntpnb.lab import FOLDED_TAGS, ChapterContentsManager, book_glue
-from ntpnb.runner._choice import package_fingerprint
+from ntpnb.records._cache import package_fingerprint
+from ntpnb.records._files import file_digest
 
 from conftest import ROOT
 from fake_notebooks import fake_notebook

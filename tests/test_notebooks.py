@@ -13,9 +13,9 @@ import jupytext
 import pytest
 
 from ntpnb.book._compare import SANITIZE_CONFIG
-from ntpnb.chapter._claims import load_chapter_record
-from ntpnb.chapter._layout import notebook_sources, output_layout
 from ntpnb.chapter._parameters import PROJECT_VAR
+from ntpnb.records._places import notebook_sources, output_tree
+from ntpnb.records._run import load_chapter_run
 from ntpnb.runner._jupyter_kernel import blas_variables
 
 from conftest import QUICK_SEEDS, ROOT
@@ -41,14 +41,14 @@ def test_notebook_ran_and_every_claim_passed(quick_run, name):
 @pytest.mark.parametrize("name", NAMES)
 def test_every_seed_of_the_sweep_makes_the_same_checks(quick_run, name):
     """The sweep's seeds ran to their end and made the book seed's checks, matched by what they measure."""
-    layout = output_layout(quick_run)
-    book = load_chapter_record(layout.claims / f"{name}.json")
+    layout = output_tree(quick_run)
+    book = load_chapter_run(layout.claims / f"{name}.json")
     assert book.complete and book.seed == 0
     trees = layout.seed_layouts()
     assert sorted(trees) == list(range(1, QUICK_SEEDS))
     keys = [(c.claim, c.kind, c.what) for c in book.checks]
     for seed, tree in trees.items():
-        record = load_chapter_record(tree.claims / f"{name}.json")
+        record = load_chapter_run(tree.claims / f"{name}.json")
         assert record.complete and record.seed == seed
         assert [(c.claim, c.kind, c.what) for c in record.checks] == keys, f"seed {seed}"
         assert {k: v for k, v in record.parameters.items() if k != "seed"} == {
@@ -71,8 +71,8 @@ def test_a_failed_check_does_not_stop_its_chapter(tmp_path, quick_run):
         in proc.stderr
     )
     assert "required < 1e-300 (relation <, value 1e-300, tolerance 0)" in proc.stderr
-    passing = load_chapter_record(quick_run / "claims" / f"{name}.json")
-    record = load_chapter_record(out / "claims" / f"{name}.json")
+    passing = load_chapter_run(quick_run / "claims" / f"{name}.json")
+    record = load_chapter_run(out / "claims" / f"{name}.json")
     assert record.complete and len(record.checks) == len(passing.checks)
     failed = [c for c in record.checks if not c.passed]
     assert len(failed) >= 2 and {c.what.split(":")[0] for c in failed} >= {
@@ -95,7 +95,7 @@ def test_the_readme_example_completes(tmp_path):
     cmd = [sys.executable, "-m", "ntpnb.cli", "reproduce", "01", "-p", "n_g=121", "-p", "seed=3"]
     proc = subprocess.run([*cmd, "--out", str(out)], cwd=ROOT, capture_output=True, text=True)
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    record = load_chapter_record(out / "claims" / "01_entropy_separability.json")
+    record = load_chapter_run(out / "claims" / "01_entropy_separability.json")
     assert record.seed == 3 and record.complete and not record.failed
 
 
@@ -122,7 +122,7 @@ def test_chapter_5_completes_at_seed_7(tmp_path):
     cmd = [sys.executable, "-m", "ntpnb.cli", "reproduce", "05", *(f"-p{o}" for o in overrides)]
     proc = subprocess.run([*cmd, "--out", str(out)], cwd=ROOT, capture_output=True, text=True)
     assert not (out / "failed").exists() or not list((out / "failed").iterdir()), proc.stdout + proc.stderr
-    record = load_chapter_record(out / "claims" / "05_overparameterization.json")
+    record = load_chapter_run(out / "claims" / "05_overparameterization.json")
     assert record.seed == 7 and record.complete
     executed = (out / "notebooks" / "05_overparameterization.ipynb").read_text()
     assert "  2  1  separable   0.500" in executed  # the comparison that stopped the old run

@@ -27,9 +27,9 @@ def test_gd_step_by_hand():
     g1 = A**2 * (W1 - B)
     W2 = W1 - 0.1 * g1
     trace = optim.run(
-        quadratic_grad, W0, optim.gd(0.1), 2, record_at=np.array([0, 1, 2]), record=lambda W: {"W": W}
+        quadratic_grad, W0, optim.gd(0.1), 2, record_at=np.array([0, 1, 2]), record=lambda W: {"iterates": W}
     )
-    np.testing.assert_allclose(trace["W"], [W0, W1, W2], rtol=0, atol=1e-15)
+    np.testing.assert_allclose(trace.iterates, [W0, W1, W2], rtol=0, atol=1e-15)
     np.testing.assert_allclose(trace.W, W2, rtol=0, atol=1e-15)
 
 
@@ -155,8 +155,10 @@ def test_a_batched_run_equals_a_loop_of_single_runs(opt):
             )
             np.testing.assert_allclose(batched.W[i, j], single.W, rtol=1e-13, atol=1e-15)
             for name in ("norm", "first"):
-                assert batched[name].shape == (grid.size, 2, 3)
-                np.testing.assert_allclose(batched[name][:, i, j], single[name], rtol=1e-13, atol=1e-15)
+                assert getattr(batched, name).shape == (grid.size, 2, 3)
+                np.testing.assert_allclose(
+                    getattr(batched, name)[:, i, j], getattr(single, name), rtol=1e-13, atol=1e-15
+                )
 
 
 def test_gd_converges_on_a_quadratic():
@@ -178,7 +180,7 @@ def test_recording_happens_on_the_grid_and_does_not_leak_the_iterate():
     assert len(seen) == 3
     np.testing.assert_array_equal(seen[0], W0)
     np.testing.assert_array_equal(seen[-1], trace.W)
-    assert trace["x"][-1] == trace.W[0, 0]
+    assert trace.x[-1] == trace.W[0, 0]
 
 
 def test_w0_is_not_modified():
@@ -376,3 +378,36 @@ def test_every_optimizer_has_a_rule_and_a_label():
         opt = optim.Optimizer(name, 0.5)
         assert opt.rule is rule and opt.label().startswith(rule.label + " (lr 0.5")
         assert opt.eps == (rule.offset or 0.0)
+
+
+def test_a_trace_is_read_by_attribute_and_names_what_it_recorded():
+    trace = optim.run(quadratic_grad, W0, optim.gd(0.1), 3, record=lambda W: {"x": W[0, 0]}, record_at=[0, 3])
+    assert trace.names == ("x",) and "x" in dir(trace)
+    np.testing.assert_array_equal(trace.x, trace.values["x"])
+    with pytest.raises(AttributeError, match=r"the run recorded no 'ce'; it recorded \['x'\]"):
+        trace.ce  # noqa: B018 (the read is the test)
+
+
+@pytest.mark.parametrize("name", ["W", "iterations", "seeds", "at", "names"])
+def test_a_trace_refuses_a_recorded_name_that_would_hide_one_of_its_attributes(name):
+    with pytest.raises(
+        InvalidDataError, match=f"the recorded names \\['{name}'\\] are attributes of a Trace"
+    ):
+        optim.run(quadratic_grad, W0, optim.gd(0.1), 2, record=lambda W: {name: W})
+
+
+def test_a_trace_of_several_seeds_is_read_one_seed_at_a_time():
+    values = {"corr": np.arange(6.0).reshape(2, 3)}
+    trace = optim.Trace(np.array([10]), values, W=np.zeros((2, 3, 4, 4)), seeds=(4, 1))
+    one = trace.at(1)
+    np.testing.assert_array_equal(one.corr, [3.0, 4.0, 5.0])
+    assert one.W.shape == (3, 4, 4) and one.seeds == () and list(one.iterations) == [10]
+    with pytest.raises(InvalidDataError, match=r"seed 7 was not run; the seeds run: \[4, 1\]"):
+        trace.at(7)
+
+
+def test_a_copied_trace_reads_the_same():
+    import copy
+
+    trace = optim.run(quadratic_grad, W0, optim.gd(0.1), 2, record=lambda W: {"x": W[0, 0]})
+    np.testing.assert_array_equal(copy.copy(trace).x, trace.x)

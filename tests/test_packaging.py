@@ -241,7 +241,7 @@ sys.meta_path.insert(0, _Absent())
 import ntpnb
 failed = []
 for module in pkgutil.walk_packages(ntpnb.__path__, "ntpnb."):
-    if module.name == "ntpnb.lab":
+    if module.name == "ntpnb.lab" or module.name.endswith(".__main__"):  # a __main__ runs the command
         continue
     try:
         importlib.import_module(module.name)
@@ -274,4 +274,22 @@ def test_no_docstring_links_the_lab_module_which_the_readers_book_build_cannot_i
         for number, line in enumerate(path.read_text().splitlines(), 1)
         if linked.search(line)
     ]
+    assert found == []
+
+
+def test_the_records_layer_imports_nothing_above_it():
+    """ntpnb.records lies below the chapter helpers, the runner, the book, the explorer and the CLI."""
+    import ast
+
+    above = ("chapter", "runner", "book", "explore", "cli", "lab", "linear", "attention")
+    records = Path(__file__).resolve().parents[1] / "ntpnb" / "records"
+    found = []
+    for path in sorted(records.glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom):
+                module = (node.module or "").split(".")
+                top = node.level == 0 and len(module) > 1
+                up = module[0] if node.level == 2 else module[1] if top else ""
+                if up in above:
+                    found.append(f"{path.name}:{node.lineno} {'.' * node.level}{node.module}")
     assert found == []

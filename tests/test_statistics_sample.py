@@ -12,8 +12,10 @@ import scipy.stats
 
 from ntpnb._samples import DEFAULT_LEVEL, Sample, sample_of
 from ntpnb._statistics import wilson_interval
-from ntpnb.chapter._claims import Artifact, Check, ClaimLog, load_chapter_record
+from ntpnb.chapter._claims import ClaimLog
 from ntpnb.errors import InvalidDataError
+from ntpnb.records._checks import Artifact, Check
+from ntpnb.records._run import load_chapter_run
 
 
 def test_the_mean_test_uses_the_mean_and_its_standard_error():
@@ -185,7 +187,7 @@ def test_a_statistical_check_is_recorded_with_its_sample_and_does_not_fail_the_c
     assert "required > 0.99, on the estimate (1% mean test: how sure)" in out
     assert not log.record.failed  # decided pooled over the seeds, not here
     log.conclude()  # does not raise
-    (check,) = load_chapter_record(log.path).checks
+    (check,) = load_chapter_run(log.path).checks
     assert check.sample == sample and check.basis == "pooled"
     assert json.loads(log.path.read_text())["checks"][0]["sample"]["test"] == "mean"
     # a statistical sanity check (a test of our design) is decided pooled too

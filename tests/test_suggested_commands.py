@@ -1,7 +1,7 @@
 """Every command the book or the CLI suggests runs as printed.
 
 A suggested command is collected from where a reader meets it (a page of the book, a message of
-``ntpnb``, the README and the *How to reproduce* page) and checked by :func:`ntpnb.cli._check_command`:
+``ntpnb``, the README and the *How to reproduce* page) and checked by :func:`ntpnb.cli._checks.check_command`:
 ``ntpnb``'s own parser, then every check the command makes before it runs (for ``reproduce``, each
 ``-p`` in its chapter's domain and the setting of the tree ``--out`` names). Nothing runs.
 """
@@ -21,8 +21,11 @@ from ntpnb.book._build import stage_sources, unrun_note, unrun_refusal
 from ntpnb.book._compare import compare_runs
 from ntpnb.book._trees import book_tree
 from ntpnb.chapter import _parameters as parameters
-from ntpnb.chapter._outputs import RunRecord, write_run_record
+from ntpnb.cli._checks import check_command
+from ntpnb.cli._commands import _next_step
+from ntpnb.cli._parser import parse_command
 from ntpnb.errors import NTPError, PathError
+from ntpnb.records._tree import TreeRecord, write_tree_record
 
 from conftest import ROOT
 from fake_notebooks import fake_notebook
@@ -40,7 +43,7 @@ def suggested(text: str) -> list[list[str]]:
 
 def runs_as_printed(argv: list[str]) -> argparse.Namespace | None:
     """Check ``ntpnb ARGV`` as the command would before running (and a benchmarks command's own options)."""
-    args = cli._check_command(argv)
+    args = check_command(argv)
     if args is not None and args.command == "benchmarks":
         from benchmarks.run import build_parser
 
@@ -80,7 +83,7 @@ def project(tmp_path, monkeypatch):
     return root
 
 
-def tree_of(root: Path, folder: str, record: RunRecord | None, ran: tuple[str, ...] = ("03_c",)) -> Path:
+def tree_of(root: Path, folder: str, record: TreeRecord | None, ran: tuple[str, ...] = ("03_c",)) -> Path:
     """An output tree under ``root/outputs/runs`` that ran ``ran``, with ``record`` as its run.json."""
     tree = root / "outputs" / "runs" / folder
     (tree / "notebooks").mkdir(parents=True)
@@ -88,7 +91,7 @@ def tree_of(root: Path, folder: str, record: RunRecord | None, ran: tuple[str, .
     for name in ran:
         (tree / "notebooks" / f"{name}.ipynb").write_text('{"cells": []}')
     if record is not None:
-        write_run_record(tree, record)
+        write_tree_record(tree, record)
     return tree
 
 
@@ -96,7 +99,7 @@ def tree_of(root: Path, folder: str, record: RunRecord | None, ran: tuple[str, .
 
 
 def test_the_check_refuses_what_the_command_would_refuse_and_writes_nothing(project):
-    tree = tree_of(project, "lr=0.1", RunRecord("paper", {"lr": "0.1"}, (0,), ("03_c",)))
+    tree = tree_of(project, "lr=0.1", TreeRecord("paper", {"lr": "0.1"}, (0,), ("03_c",)))
     refused = {
         # the hint the book gave after `ntpnb reproduce 03 -p lr=0.1`, for a chapter without lr
         f"reproduce 01 -p lr=0.1 --seeds 1 --out {tree}": "01_a has no parameter 'lr'",
@@ -146,7 +149,7 @@ def test_a_list_given_to_reproduce_is_named_an_axis_with_the_explore_that_runs_i
 
 def test_the_book_of_a_run_with_a_changed_parameter_suggests_only_commands_that_run(project):
     """After `ntpnb reproduce 03 -p lr=0.1`: 01_a has no lr, so the tree cannot take it; 03_c can."""
-    tree_root = tree_of(project, "lr=0.1", RunRecord("paper", {"lr": "0.1"}, (0,), ("03_c",)), ran=())
+    tree_root = tree_of(project, "lr=0.1", TreeRecord("paper", {"lr": "0.1"}, (0,), ("03_c",)), ran=())
     tree = book_tree(project, tree_root)
     missing = ["01_a", "03_c"]
     assert tree.split_missing(missing) == (
@@ -170,7 +173,7 @@ def test_the_book_of_a_run_with_a_changed_parameter_suggests_only_commands_that_
 
 
 def test_a_missing_chapters_page_carries_its_hint(project):
-    tree_root = tree_of(project, "lr=0.1", RunRecord("paper", {"lr": "0.1"}, (0,), ("03_c",)))
+    tree_root = tree_of(project, "lr=0.1", TreeRecord("paper", {"lr": "0.1"}, (0,), ("03_c",)))
     for name in ("_config.yml",):
         (project / name).write_text("title: x\n")
     (project / "book").mkdir()
@@ -184,8 +187,8 @@ def test_a_missing_chapters_page_carries_its_hint(project):
 
 
 def test_every_chapter_can_run_into_a_tree_whose_setting_all_have(project):
-    tree_root = tree_of(project, "profile=quick,seed=3", RunRecord("quick", {"seed": "3"}, (3, 4), ("03_c",)))
-    tree = book_tree(project, tree_root)
+    root = tree_of(project, "profile=quick,seed=3", TreeRecord("quick", {"seed": "3"}, (3, 4), ("03_c",)))
+    tree = book_tree(project, root)
     assert tree.split_missing(["01_a"]) == (["01_a"], {})
     assert check_all(tree.missing_advice("01_a")) == [
         [
@@ -206,7 +209,7 @@ def test_every_chapter_can_run_into_a_tree_whose_setting_all_have(project):
 
 
 def test_an_interactive_runs_tree_is_never_given_to_ntpnb_reproduce(project):
-    record = RunRecord("quick", {"lr": "0.2"}, (0,), ("03_c",), interactive=True)
+    record = TreeRecord("quick", {"lr": "0.2"}, (0,), ("03_c",), interactive=True)
     tree_root = tree_of(project, "interactive/profile=quick,lr=0.2", record)
     tree = book_tree(project, tree_root)
     for text in (tree.missing_advice("01_a"), tree.missing_advice("03_c")):
@@ -226,7 +229,7 @@ def test_an_interactive_runs_tree_is_never_given_to_ntpnb_reproduce(project):
         ["reproduce", "01", "--profile", "quick", "--seeds", "1"],
         ["reproduce", "03", "--profile", "quick", "-p", "lr=0.2", "--seeds", "1"],
     ]
-    plain = tree_of(project, "interactive/profile=quick", RunRecord("quick", {}, (0,), (), interactive=True))
+    plain = tree_of(project, "interactive/profile=quick", TreeRecord("quick", {}, (0,), (), interactive=True))
     with pytest.raises(NTPError) as refused:  # every chapter, in one command that names none
         book_tree(project, plain).rerun_setting(["01_a", "03_c"])
     assert check_all(str(refused.value)) == [["reproduce", "--profile", "quick", "--seeds", "1"]]
@@ -250,14 +253,14 @@ def test_a_tree_without_a_run_record_names_the_chapters_to_run(project):
 def test_the_end_of_a_run_names_a_book_command_that_runs_from_where_it_was_run(
     project, tmp_path, monkeypatch
 ):
-    tree_root = tree_of(project, "profile=quick", RunRecord("quick", {}, (0,), ("03_c",)))
-    assert check_all(cli._next_step(project, tree_root)) == [["book", "--run", "outputs/runs/profile=quick"]]
+    tree_root = tree_of(project, "profile=quick", TreeRecord("quick", {}, (0,), ("03_c",)))
+    assert check_all(_next_step(project, tree_root)) == [["book", "--run", "outputs/runs/profile=quick"]]
     (project / "outputs" / "notebooks").mkdir()
-    assert check_all(cli._next_step(project, project / "outputs")) == [["book"]]
+    assert check_all(_next_step(project, project / "outputs")) == [["book"]]
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     monkeypatch.chdir(elsewhere)  # `ntpnb reproduce --root PROJECT` run from another folder
-    assert check_all(cli._next_step(project, tree_root)) == [
+    assert check_all(_next_step(project, tree_root)) == [
         ["book", "--run", str(tree_root.resolve()), "--root", str(project.resolve())]
     ]
 
@@ -275,7 +278,7 @@ def test_compare_suggests_a_run_only_into_an_empty_folder(project):
         compare_runs(Path("empty"), Path("empty"))
     assert check_all(str(refused.value)) == [["reproduce", "--out", "empty"]]
     tree_root = tree_of(
-        project, "profile=quick,n=9", RunRecord("quick", {"n": "9"}, (0,), ("01_a",)), ("01_a",)
+        project, "profile=quick,n=9", TreeRecord("quick", {"n": "9"}, (0,), ("01_a",)), ("01_a",)
     )
     other = tree_of(project, "copy", None, ("01_a",))
     (tree_root / "notebooks" / "01_a.ipynb").write_text("[]")  # damaged: the message says how to remake it
@@ -319,17 +322,17 @@ def test_the_commands_of_the_readme_and_the_how_to_page_run(page, monkeypatch):
     assert commands
     for argv in commands:
         if argv[0] in ("book", "compare"):  # their folders are those earlier commands write
-            cli._parse_command(argv)
+            parse_command(argv)
         else:
             runs_as_printed(argv)
 
 
 def test_the_benchmark_pages_commands_run(monkeypatch):
     from benchmarks.page import format_timings, not_run_text
-    from ntpnb.chapter._layout import OutputLayout
+    from ntpnb.records._places import OutputTree
 
     monkeypatch.chdir(ROOT)
-    for text in (format_timings({}), not_run_text(OutputLayout(ROOT / "outputs"))):
+    for text in (format_timings({}), not_run_text(OutputTree(ROOT / "outputs"))):
         commands = suggested(text)
         assert commands
         for argv in commands:
@@ -377,6 +380,6 @@ def test_every_fixed_command_a_message_of_the_package_quotes_runs(monkeypatch):
     for command, path in found.items():
         argv = shlex.split(command)[1:]
         try:
-            cli._parse_command(argv) if argv[0] in ("book", "compare") else runs_as_printed(argv)
+            parse_command(argv) if argv[0] in ("book", "compare") else runs_as_printed(argv)
         except NTPError as exc:
             pytest.fail(f"`{command}` in {path.relative_to(ROOT)} fails: {exc}")

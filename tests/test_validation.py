@@ -371,7 +371,10 @@ NAMED_ERRORS = {
     # seeds (numpy's SeedSequence errors): one check, ntpnb._validation.as_generator
     "joint_ntp_data seed": (lambda: ntp.joint_ntp_data(_CTX, 2, seed=-1), "seed"),
     "lecun_init seed": (lambda: optim.lecun_init((2, 2), 2, seed=2.5), "seed"),
-    "linear train seed": (lambda: ntp.train(_TOY, optim.gd(0.1), 1, seed="abc"), "seed"),
+    "linear train seed": (
+        lambda: ntp.train(_TOY, optim.gd(0.1), 1, lim=ntp.limits(_TOY), seed="abc"),
+        "seed",
+    ),
     "random_embeddings seed": (lambda: att.random_embeddings(3, 2, seed="abc"), "seed"),
     "global_experiment seed": (
         lambda: att.global_experiment("acyclic", K=3, d=4, n=4, T=3, n_trials=1, lr=0.1, n_iter=1, seed=-1),
@@ -394,7 +397,7 @@ NAMED_ERRORS = {
     "parallel_map func": (lambda: parallel.parallel_map(None, [1]), "func"),
     "run_sweep trial": (lambda: parallel.run_sweep("trial", [1], 1), "trial"),
     # wrong objects (AttributeError deep inside)
-    "linear train data": (lambda: ntp.train(None, optim.gd(0.1), 1), "NTPData"),
+    "linear train data": (lambda: ntp.train(None, optim.gd(0.1), 1, lim=ntp.limits(_TOY)), "NTPData"),
     "condition_trial point": (lambda: condition_trial([3, 2, 3, 2], np.random.default_rng(0)), "point"),
     "random_instance rng": (lambda: ntp.random_instance(3, 2, 3, 2, rng=0), "rng"),
     # ntpnb._optim

@@ -117,7 +117,7 @@ def _train_chunk(
     """One batched run over ``problems`` from ``W0``: (recorded iterations, recorded ``W``, final ``W``)."""
     problems, W0 = chunk
     prob = stack_problems(problems)
-    record = lambda W: {"W": W}
+    record = lambda W: {"iterates": W}
     trace = train(
         prob,
         optimizer,
@@ -128,7 +128,7 @@ def _train_chunk(
         progress=progress,
         compiled=compiled,
     )
-    return trace.iterations, trace["W"], trace.W
+    return trace.iterations, trace.iterates, trace.W
 
 
 def train_trials(
@@ -153,7 +153,7 @@ def train_trials(
     Returns
     -------
     optim.Trace
-        ``values["W"]`` ``(n_records, B, d, d)``, the recorded iterates; ``W`` the final ones ``(B, d, d)``.
+        ``iterates`` ``(n_records, B, d, d)``, the recorded iterates; ``W`` the final ones ``(B, d, d)``.
 
     Raises
     ------
@@ -183,7 +183,7 @@ def train_trials(
             progress(n_iter, n_iter)
     W_hist = frozen(np.concatenate([r[1] for r in runs], axis=1), order="K")
     W_final = frozen(np.concatenate([r[2] for r in runs], axis=0), order="K")
-    return optim.Trace(iterations=runs[0][0], values=MappingProxyType({"W": W_hist}), W=W_final)
+    return optim.Trace(iterations=runs[0][0], values=MappingProxyType({"iterates": W_hist}), W=W_final)
 
 
 def stack_bases(bases: Sequence[np.ndarray]) -> np.ndarray:

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
 from types import MappingProxyType
@@ -74,17 +74,15 @@ from ._token_data import TokenData, drawn_token_data
 __all__ = [
     "trial_data",
     "general_instance",
-    "GlobalResult",
     "global_experiment",
     "authors_global_best",
-    "LocalResult",
     "local_experiment",
+    "kept_trials",
+    "final_mean",
     "local_threshold_sweep",
-    "SeedTrials",
     "acyclic_end",
     "local_end",
     "gd_reference",
-    "ReferenceRun",
     "midpoint_gaps",
     "second_differences",
     "mean_and_error",
@@ -153,16 +151,6 @@ def _draw_trials(key: tuple[str | int, ...]) -> tuple[tuple[np.ndarray, TokenDat
 N_RECORDS = 60
 
 
-@dataclass(frozen=True)
-class ReferenceRun:
-    """The references ``W^cyc`` of :func:`gd_reference` at the recorded steps."""
-
-    #: ``(n_records, B, d, d)``: each trial's reference per recorded step (0: empty or symmetric sub-dataset).
-    W: np.ndarray
-    #: ``(n_records, B)``: the plain gradient norm of the reference's risk there (0: trial not trained).
-    grad_norm: np.ndarray
-
-
 def _moving(live: list[int], probs: list[Problem]) -> tuple[list[int], list[Problem]]:
     """The trials ``live`` (and their problems) whose gradient at zero is not rounding noise."""
     moving = _moves_from_zero(stack_problems(probs))
@@ -197,7 +185,7 @@ def gd_reference(
     record_at: np.ndarray | None = None,
     divide_by: Sequence[int] | None = None,
     progress: optim.ProgressHook | None = None,
-) -> ReferenceRun:
+) -> optim.Trace:
     """The paper's ``W^cyc`` (Appendix D): train from zero on each cyclic sub-dataset.
 
     One batched run over the trials whose sub-dataset is non-empty; the others get 0, and so does a
@@ -209,6 +197,13 @@ def gd_reference(
     reference at the same ``tau``). ``divide_by[b]``: what trial ``b``'s summed loss is divided by
     (default: its sub-dataset's size; Paper B's code uses the whole data set's). ``progress``: told
     ``(steps done, n_iter)`` as the run goes (once, at the end, when no trial is trained).
+
+    Returns
+    -------
+    optim.Trace
+        ``iterates`` ``(n_records, B, d, d)``, each trial's reference per recorded step (0: empty or
+        symmetric sub-dataset), ``W`` the last of them, and ``grad_norm`` ``(n_records, B)``, the plain
+        gradient norm of the reference's risk there (0: trial not trained).
     """
     d = E_list[0].shape[1]
     grid = np.array([n_iter]) if record_at is None else np.asarray(record_at)
@@ -223,11 +218,11 @@ def gd_reference(
         ]
         live, probs = _moving(live, probs)
     if live:
-        W[:, live] = train_trials(probs, optimizer, n_iter, record_at=grid, progress=progress)["W"]
+        W[:, live] = train_trials(probs, optimizer, n_iter, record_at=grid, progress=progress).iterates
         grad_norm[:, live] = gradient_norms(W[:, live], stack_problems(probs))
     elif progress is not None:
         progress(n_iter, n_iter)
-    return ReferenceRun(W, grad_norm)
+    return optim.Trace(grid, MappingProxyType({"iterates": W, "grad_norm": grad_norm}), W[-1])
 
 
 def _stage(
@@ -259,39 +254,6 @@ def _global_setup(trial: tuple[np.ndarray, TokenData]) -> tuple[np.ndarray, SVMS
     return identity_head(E), solve_graph_svm(E, graphs), solve_cyclic_correction(E, data, graphs)
 
 
-@dataclass(frozen=True)
-class GlobalResult:
-    """Curves and limits of :func:`global_experiment` (trial axis first)."""
-
-    #: Recorded iterations.
-    iterations: np.ndarray
-    #: ``(n_records, B)``: ``corr(W, W^mm)``.
-    corr: np.ndarray
-    #: ``(n_records, B)``: ``||W||``.
-    norm: np.ndarray
-    #: ``(n_records, B)``: ``||Pi_Scyc(W) - W^cyc||`` (exact ``W^cyc``; 0 on acyclic data).
-    cyc_dist: np.ndarray
-    #: ``(n_records, B)``: the same against the paper's ``W^cyc`` (same step size and iterations).
-    cyc_dist_paper: np.ndarray
-    #: ``(B, d, d)``: final iterates.
-    W: np.ndarray
-    #: ``(B, d, d)``: the verified Graph-SVM solutions.
-    W_mm: np.ndarray
-    #: ``(B, d, d)``: the exact ``W^cyc``.
-    W_cyc: np.ndarray
-    #: ``(B, d, d)``: the paper's ``W^cyc``.
-    W_cyc_paper: np.ndarray
-    #: ``(B,)`` ``dim S_cyc``.
-    cyc_dims: np.ndarray
-    #: ``(B,)`` the Graph-SVM's duality gap (its verification).
-    svm_gaps: np.ndarray
-    #: ``(B,)`` the gradient norm at the exact ``W^cyc`` (its verification).
-    cyc_grad_norms: np.ndarray
-    #: ``(B,)`` ``||W - Pi_Scyc(W)|| / ||W||`` of the paper's ``W^cyc`` (0 where it is 0): tests Lemma 2's
-    #: ``W^cyc in S_cyc``, GD running in all ``d^2`` directions.
-    paper_outside: np.ndarray
-
-
 def global_experiment(
     kind: str,
     *,
@@ -305,12 +267,25 @@ def global_experiment(
     seed: int,
     init: str = "zero",
     progress: optim.ProgressHook | None = None,
-) -> GlobalResult:
+) -> optim.Trace:
     """Figs. 3 (``kind="acyclic"``) and 4 (``kind="general"``): see the module docstring.
 
     ``init``: ``W(0)`` of the trained ``W`` (see :func:`initial_weights`; the paper's ``W^cyc`` is
     trained from zero whatever it is). ``progress`` is told ``(steps done, total)`` over both
     trainings (paper's ``W^cyc``, then ``W``).
+
+    Returns
+    -------
+    optim.Trace
+        The curves, ``(n_records, B)`` each (trial axis after the records): ``corr``
+        (``corr(W, W^mm)``), ``norm`` (``||W||``), ``dist_cyc`` (``||Pi_Scyc(W) - W^cyc||``, the exact
+        ``W^cyc``; 0 on acyclic data) and ``dist_cyc_paper`` (the same against the paper's ``W^cyc``,
+        same step size and iterations); ``W`` the final iterates ``(B, d, d)``; and per trial: ``W_mm``
+        (the verified Graph-SVM solutions), ``W_cyc`` (the exact ``W^cyc``), ``W_cyc_paper`` (the
+        paper's), ``cyc_dims`` (``dim S_cyc``), ``svm_gaps`` (the Graph-SVM's duality gap, its
+        verification), ``cyc_grad_norms`` (the gradient norm at the exact ``W^cyc``, its
+        verification) and ``paper_outside`` (``||W - Pi_Scyc(W)|| / ||W||`` of the paper's ``W^cyc``,
+        0 where it is 0: tests Lemma 2's ``W^cyc in S_cyc``, GD running in all ``d^2`` directions).
     """
     draws = _draw_trials(_trials_key(kind, K, d, n, T, n_trials, seed))
     W0 = initial_weights(init, n_trials, d, seed)
@@ -318,7 +293,7 @@ def global_experiment(
     opt, grid = optim.normalized_gd(lr), optim.log_grid(n_iter, N_RECORDS)
     E_list, subsets = [E for E, _ in draws], [c.subdataset for c in cycs]
     stage = partial(_stage, progress, n_stages=2, n_iter=n_iter)
-    W_paper = gd_reference(E_list, subsets, heads, "log", "identity", opt, n_iter, progress=stage(0)).W[-1]
+    W_paper = gd_reference(E_list, subsets, heads, "log", "identity", opt, n_iter, progress=stage(0)).W
     problems = [make_problem(E, C, data) for (E, data), C in zip(draws, heads, strict=True)]
     trace = train_trials(problems, opt, n_iter, record_at=grid, W0=W0, progress=stage(1))
     return _global_result(trace, W_paper, svms, cycs)
@@ -326,29 +301,28 @@ def global_experiment(
 
 def _global_result(
     trace: optim.Trace, W_paper: np.ndarray, svms: Sequence[SVMSolution], cycs: Sequence[CyclicCorrection]
-) -> GlobalResult:
+) -> optim.Trace:
     """Every curve and final number of :func:`global_experiment`, from its training and references."""
     W_mm, W_cyc = np.array([s.W for s in svms]), np.array([c.W for c in cycs])
     B = stack_bases([c.basis for c in cycs])
-    Ws = trace["W"]  # (n_records, B, d, d)
+    Ws = trace.iterates  # (n_records, B, d, d)
     projected = project_batched(Ws, B)
     outside = np.linalg.norm(W_paper - project_batched(W_paper, B), axis=(1, 2))
     paper_norm = np.linalg.norm(W_paper, axis=(1, 2))
-    return GlobalResult(
-        iterations=trace.iterations,
-        corr=correlation(Ws, W_mm),
-        norm=np.linalg.norm(Ws, axis=(-2, -1)),
-        cyc_dist=np.linalg.norm(projected - W_cyc, axis=(-2, -1)),
-        cyc_dist_paper=np.linalg.norm(projected - W_paper, axis=(-2, -1)),
-        W=np.array(trace.W),
-        W_mm=W_mm,
-        W_cyc=W_cyc,
-        W_cyc_paper=W_paper,
-        cyc_dims=np.array([c.dim for c in cycs]),
-        svm_gaps=np.array([s.duality_gap for s in svms]),
-        cyc_grad_norms=np.array([c.grad_norm for c in cycs]),
-        paper_outside=np.divide(outside, paper_norm, out=np.zeros_like(outside), where=paper_norm > 0),
-    )
+    values = {
+        "corr": correlation(Ws, W_mm),
+        "norm": np.linalg.norm(Ws, axis=(-2, -1)),
+        "dist_cyc": np.linalg.norm(projected - W_cyc, axis=(-2, -1)),
+        "dist_cyc_paper": np.linalg.norm(projected - W_paper, axis=(-2, -1)),
+        "W_mm": W_mm,
+        "W_cyc": W_cyc,
+        "W_cyc_paper": W_paper,
+        "cyc_dims": np.array([c.dim for c in cycs]),
+        "svm_gaps": np.array([s.duality_gap for s in svms]),
+        "cyc_grad_norms": np.array([c.grad_norm for c in cycs]),
+        "paper_outside": np.divide(outside, paper_norm, out=np.zeros_like(outside), where=paper_norm > 0),
+    }
+    return optim.Trace(trace.iterations, MappingProxyType(values), np.array(trace.W))
 
 
 INITS: tuple[str, ...] = ("zero", "uniform")
@@ -371,58 +345,19 @@ def initial_weights(init: str, n_trials: int, d: int, seed: int) -> np.ndarray |
     return np.stack([rng.uniform(-bound, bound, (d, d)) for _ in range(n_trials)])
 
 
-@dataclass(frozen=True)
-class LocalResult:
-    """Curves of :func:`local_experiment` (``(n_records, B)`` each) and the final summaries."""
+def kept_trials(result: optim.Trace, drop_corr: float) -> np.ndarray:
+    """``(B,)`` the trials of :func:`local_experiment`'s ``result`` that the authors' filter keeps.
 
-    #: Recorded iterations.
-    iterations: np.ndarray
-    #: Correlation of ``W(tau)`` with the data graphs' ``W^mm``.
-    corr_global: np.ndarray
-    #: Correlation of ``W(tau)`` with the pseudo graphs' ``W~^mm``.
-    corr_local: np.ndarray
-    #: ``||Pi_Scyc(W(tau)) - W^cyc(tau)||``, not squared, the reference trained from zero as in the paper and
-    #: taken at the same step ``tau`` (as the authors' code does); 0 where the sub-dataset is empty.
-    dist_global: np.ndarray
-    #: ``||Pi_S~cyc(W(tau)) - W~^cyc(tau)||``, as :attr:`dist_global`.
-    dist_local: np.ndarray
-    #: ``||W(tau)||``.
-    norm: np.ndarray
-    #: ``||grad L(W(tau))||``: the plain gradient, whatever the step rule.
-    grad_norm: np.ndarray
-    #: ``(n_records, 2 B)``: the same for the global references (first ``B`` columns) and the local ones (0:
-    #: not trained).
-    ref_grad_norm: np.ndarray
-    #: ``(B,)`` final correlation of ``W`` with ``W~^cyc + R W~^mm``, ``R`` the least-squares fit (the
-    #: authors' second correlation, ``R_solver``).
-    corr_combined: np.ndarray
-    #: ``(B,)`` ``||W~^mm||``.
-    local_svm_norm: np.ndarray
-    #: ``(B,)`` samples in the pseudo cyclic sub-dataset.
-    subset_sizes: np.ndarray
-    #: ``(B,)`` mean number of selected tokens per sample.
-    n_selected: np.ndarray
-    #: ``(B,)`` the largest gap between two attention logits of one sample at the end.
-    max_score_gap: np.ndarray
-    #: ``(B, d, d)`` final iterates.
-    W: np.ndarray
-    #: ``(B, n, T)`` their attention.
-    scores: np.ndarray
-    #: ``(B,)`` final local distance with the sub-dataset keyed the other way (empty unless ``compare_keys``).
-    dist_other: np.ndarray
+    Their notebook aborts when a trial's best local correlation (with ``W~^mm`` or
+    ``corr_combined``) ends below ``drop_corr``; a trial with ``W~^mm = 0`` passes.
+    """
+    best = np.maximum(result.corr_local[-1], result.corr_combined)
+    return ~((best < drop_corr) & (result.local_svm_norm > 0))
 
-    def kept(self, drop_corr: float) -> np.ndarray:
-        """``(B,)`` the trials the authors' filter keeps.
 
-        Their notebook aborts when a trial's best local correlation (with ``W~^mm`` or
-        :attr:`corr_combined`) ends below ``drop_corr``; a trial with ``W~^mm = 0`` passes.
-        """
-        best = np.maximum(self.corr_local[-1], self.corr_combined)
-        return ~((best < drop_corr) & (self.local_svm_norm > 0))
-
-    def final_mean(self, what: str) -> float:
-        """The mean over trials of a curve (``corr_local``, ``dist_global``, ...) at the end."""
-        return getattr(self, what)[-1].mean()
+def final_mean(curve: np.ndarray) -> float:
+    """The mean over trials of a curve ``(n_records, B)`` (``corr_local``, ``dist_global``...) at the end."""
+    return curve[-1].mean()
 
 
 def local_experiment(
@@ -443,7 +378,7 @@ def local_experiment(
     step_eps: float = 0.0,
     compare_keys: bool = False,
     progress: optim.ProgressHook | None = None,
-) -> LocalResult:
+) -> optim.Trace:
     """Figs. 5 (``loss="squared_softmax"`` or ``"squared"``) and 6 (``loss="ce"``).
 
     Normalized GD with step ``lr g / (||g|| + step_eps)`` trains ``W`` and both references, whose
@@ -456,6 +391,25 @@ def local_experiment(
     :func:`~ntpnb.attention._graphs.pseudo_cyclic_subdataset`); ``compare_keys``: also the final local
     distance with the other key. ``progress`` is told ``(steps done, total)`` over the trainings
     (``W``, global and local references, with ``compare_keys`` the other local one).
+
+    Returns
+    -------
+    optim.Trace
+        The curves, ``(n_records, B)`` each: ``corr_global`` and ``corr_local`` (the correlation of
+        ``W(tau)`` with the data graphs' ``W^mm`` and with the pseudo graphs' ``W~^mm``),
+        ``dist_global`` (``||Pi_Scyc(W(tau)) - W^cyc(tau)||``, not squared, the reference trained from
+        zero as in the paper and taken at the same step ``tau``, as the authors' code does; 0 where the
+        sub-dataset is empty), ``dist_local`` (``||Pi_S~cyc(W(tau)) - W~^cyc(tau)||``, the same way),
+        ``norm`` (``||W(tau)||``), ``grad_norm`` (``||grad L(W(tau))||``, the plain gradient whatever
+        the step rule) and ``ref_grad_norm`` (``(n_records, 2 B)``: the same for the global
+        references, first ``B`` columns, and the local ones; 0: not trained); ``W`` the final
+        iterates ``(B, d, d)``; and per trial: ``corr_combined`` (the final correlation of ``W`` with
+        ``W~^cyc + R W~^mm``, ``R`` the least-squares fit: the authors' second correlation,
+        ``R_solver``), ``local_svm_norm`` (``||W~^mm||``), ``subset_sizes`` (samples in the pseudo
+        cyclic sub-dataset), ``n_selected`` (mean number of selected tokens per sample),
+        ``max_score_gap`` (the largest gap between two attention logits of one sample at the end),
+        ``scores`` (``(B, n, T)``, the final attention) and ``dist_other`` (the final local distance
+        with the sub-dataset keyed the other way; empty unless ``compare_keys``).
     """
     if subset_key not in SUBSET_KEYS:
         raise InvalidDataError(f"unknown subset_key {subset_key!r}; use one of {SUBSET_KEYS}")
@@ -476,7 +430,7 @@ def local_experiment(
 
 def _whole_set_reference(
     trials: Sequence[_LocalTrial], loss: str, opt: optim.Optimizer, n_iter: int, grid: np.ndarray
-) -> Callable[..., ReferenceRun]:
+) -> Callable[..., optim.Trace]:
     """:func:`gd_reference` on the trials, given the sub-datasets: each summed loss divided by ``n``.
 
     As in the authors' code, every reference's loss is divided by the whole data set's size.
@@ -497,12 +451,12 @@ def _whole_set_reference(
 def _pseudo_references(
     trials: Sequence[_LocalTrial],
     W_final: np.ndarray,
-    reference: Callable[..., ReferenceRun],
+    reference: Callable[..., optim.Trace],
     setup: Callable[..., _PseudoTrial],
     subset_key: str,
     compare_keys: bool,
     stage: Callable[[int], optim.ProgressHook | None],
-) -> tuple[list[_PseudoTrial], ReferenceRun, np.ndarray]:
+) -> tuple[list[_PseudoTrial], optim.Trace, np.ndarray]:
     """The pseudo graphs of the final ``W``, their local reference and (``compare_keys``) the other key's.
 
     Returns each trial's pseudo setup, the local reference run (training stage 2) and the final
@@ -516,7 +470,7 @@ def _pseudo_references(
     if compare_keys:
         other_key = next(k for k in SUBSET_KEYS if k != subset_key)
         other = parallel_map(partial(setup, subset_key=other_key), pseudo_args)
-        W_ocyc = reference([p.subset for p in other], progress=stage(3)).W[-1]
+        W_ocyc = reference([p.subset for p in other], progress=stage(3)).W
         dist_other = _same_step_distance(W_final, W_ocyc, stack_bases([p.basis for p in other]))
     return pseudo, ref_local, dist_other
 
@@ -526,33 +480,32 @@ def _local_result(
     problems: Sequence[Problem],
     trials: Sequence[_LocalTrial],
     pseudo: Sequence[_PseudoTrial],
-    ref_global: ReferenceRun,
-    ref_local: ReferenceRun,
+    ref_global: optim.Trace,
+    ref_local: optim.Trace,
     dist_other: np.ndarray,
-) -> LocalResult:
+) -> optim.Trace:
     """Every curve and final number of :func:`local_experiment`, from its trainings and references."""
-    Ws, W_final = trace["W"], np.array(trace.W)  # (n_records, B, d, d) and (B, d, d)
-    W_cyc, W_pcyc = ref_global.W, ref_local.W  # (n_records, B, d, d)
+    Ws, W_final = trace.iterates, np.array(trace.W)  # (n_records, B, d, d) and (B, d, d)
+    W_cyc, W_pcyc = ref_global.iterates, ref_local.iterates  # (n_records, B, d, d)
     Bg, Bl = stack_bases([t.basis for t in trials]), stack_bases([p.basis for p in pseudo])
     W_mm, p_mm = np.array([t.W_mm for t in trials]), np.array([p.W_mm for p in pseudo])
-    return LocalResult(
-        iterations=trace.iterations,
-        corr_global=correlation(Ws, W_mm),
-        corr_local=correlation(Ws, p_mm),
-        dist_global=_same_step_distance(Ws, W_cyc, Bg),
-        dist_local=_same_step_distance(Ws, W_pcyc, Bl),
-        norm=np.linalg.norm(Ws, axis=(-2, -1)),
-        grad_norm=gradient_norms(Ws, stack_problems(problems)),
-        ref_grad_norm=np.concatenate([ref_global.grad_norm, ref_local.grad_norm], axis=1),
-        corr_combined=_combined_correlation(W_final, W_pcyc[-1], p_mm),
-        local_svm_norm=np.linalg.norm(p_mm, axis=(1, 2)),
-        subset_sizes=np.array([p.subset.index.size for p in pseudo]),
-        n_selected=np.array([p.n_selected for p in pseudo]),
-        max_score_gap=np.array([p.max_score_gap for p in pseudo]),
-        W=W_final,
-        scores=np.array([p.scores for p in pseudo]),
-        dist_other=dist_other,
-    )
+    values = {
+        "corr_global": correlation(Ws, W_mm),
+        "corr_local": correlation(Ws, p_mm),
+        "dist_global": _same_step_distance(Ws, W_cyc, Bg),
+        "dist_local": _same_step_distance(Ws, W_pcyc, Bl),
+        "norm": np.linalg.norm(Ws, axis=(-2, -1)),
+        "grad_norm": gradient_norms(Ws, stack_problems(problems)),
+        "ref_grad_norm": np.concatenate([ref_global.grad_norm, ref_local.grad_norm], axis=1),
+        "corr_combined": _combined_correlation(W_final, W_pcyc[-1], p_mm),
+        "local_svm_norm": np.linalg.norm(p_mm, axis=(1, 2)),
+        "subset_sizes": np.array([p.subset.index.size for p in pseudo]),
+        "n_selected": np.array([p.n_selected for p in pseudo]),
+        "max_score_gap": np.array([p.max_score_gap for p in pseudo]),
+        "scores": np.array([p.scores for p in pseudo]),
+        "dist_other": dist_other,
+    }
+    return optim.Trace(trace.iterations, MappingProxyType(values), W_final)
 
 
 def _combined_correlation(W: np.ndarray, W_cyc: np.ndarray, W_mm: np.ndarray) -> np.ndarray:
@@ -565,7 +518,7 @@ def _combined_correlation(W: np.ndarray, W_cyc: np.ndarray, W_mm: np.ndarray) ->
     return correlation(W, W_cyc + fit[:, None, None] * W_mm)
 
 
-def authors_global_best(result: GlobalResult) -> np.ndarray:
+def authors_global_best(result: optim.Trace) -> np.ndarray:
     """Per trial, the best final corr of the authors' Figs. 3-4 filter: with ``W^mm`` or ``W^cyc + R W^mm``.
 
     ``W^cyc`` is the paper's (trained), ``R`` the least-squares fit of ``W - W^cyc`` along ``W^mm``
@@ -744,23 +697,6 @@ def _label_components(
     return graphs_from_sets(graphs.K, nodes, edges)
 
 
-@dataclass(frozen=True)
-class SeedTrials:
-    """Per-trial numbers of a run over several seeds: ``values[name]`` is ``(len(seeds), n_trials)``."""
-
-    #: The seeds, in the order of the rows.
-    seeds: tuple[int, ...]
-    #: Name -> ``(len(seeds), n_trials)`` (read-only).
-    values: Mapping[str, np.ndarray]
-
-    def at(self, seed: int) -> dict[str, np.ndarray]:
-        """Every number of the trials of ``seed``, ``(n_trials,)`` each."""
-        if seed not in self.seeds:
-            raise InvalidDataError(f"seed {seed!r} was not run; the seeds run: {list(self.seeds)}")
-        row = self.seeds.index(seed)
-        return {name: v[row] for name, v in self.values.items()}
-
-
 def _seed_list(seeds: Sequence[int]) -> tuple[int, ...]:
     """``seeds`` checked: a non-empty sequence of distinct non-negative integers."""
     seeds = tuple(as_count(s, "seed", minimum=0) for s in as_ordered(seeds, "seeds"))
@@ -769,10 +705,14 @@ def _seed_list(seeds: Sequence[int]) -> tuple[int, ...]:
     return seeds
 
 
-def _seed_trials(seeds: tuple[int, ...], n_trials: int, **values: np.ndarray) -> SeedTrials:
-    """:class:`SeedTrials` of flat ``(len(seeds) * n_trials,)`` arrays, seed after seed."""
+def _seed_trials(seeds: tuple[int, ...], n_iter: int, n_trials: int, **values: np.ndarray) -> optim.Trace:
+    """The record of several seeds' run ends, from flat ``(len(seeds) * n_trials,)`` arrays, seed by seed.
+
+    Each value is ``(len(seeds), n_trials)`` (read-only); :meth:`~ntpnb._optim.Trace.at` is one seed's.
+    """
     shape = (len(seeds), n_trials)
-    return SeedTrials(seeds, MappingProxyType({k: frozen(np.reshape(v, shape)) for k, v in values.items()}))
+    values = MappingProxyType({k: frozen(np.reshape(v, shape)) for k, v in values.items()})
+    return optim.Trace(frozen(np.array([n_iter])), values, seeds=seeds)
 
 
 def acyclic_end(
@@ -787,7 +727,7 @@ def acyclic_end(
     seeds: Sequence[int],
     init: str = "uniform",
     step_eps: float = settings.FLOAT64_TINY,
-) -> SeedTrials:
+) -> optim.Trace:
     """The end of Fig. 3's runs (acyclic data, ``C E^T = I``, log-loss) at each seed: one batched training.
 
     Each seed's trials are :func:`global_experiment`'s (``kind="acyclic"``, the same ``seed``, sizes
@@ -811,6 +751,7 @@ def acyclic_end(
     norm = np.linalg.norm(W, axis=(1, 2))
     return _seed_trials(
         seeds,
+        n_iter,
         n_trials,
         corr=correlation(W, W_mm),
         norm_ratio=norm / (opt.lr * n_iter),
@@ -833,7 +774,7 @@ def local_end(
     exclusion_band: float = 0.0,
     init: str = "zero",
     step_eps: float = 0.0,
-) -> SeedTrials:
+) -> optim.Trace:
     """The end of Fig. 5's (or 6's) runs at each seed: ``W`` and the local reference, batched over seeds.
 
     Each seed's trials, training and pseudo graphs are :func:`local_experiment`'s (the same
@@ -854,9 +795,10 @@ def local_end(
     ref = gd_reference(
         [t.E for t in trials], [p.subset for p in pseudo], [t.C for t in trials], loss, "argmax", opt, n_iter,
         record_at=end, divide_by=[t.data.n for t in trials],
-    ).W[-1]  # fmt: skip
+    ).W  # fmt: skip
     return _seed_trials(
         seeds,
+        n_iter,
         n_trials,
         corr_local=correlation(W, np.array([p.W_mm for p in pseudo])),
         corr_global=correlation(W, np.array([t.W_mm for t in trials])),

@@ -35,9 +35,10 @@ from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..chapter._layout import notebook_sources, subfolder
-from ..chapter._outputs import RUN_RECORD_NAME, manifest_path
 from ..errors import NTPError
+from ..records._manifest import manifest_path
+from ..records._places import notebook_sources, subfolder
+from ..records._tree import RUN_RECORD_NAME
 from ..settings import STOP_CHECK_SECONDS
 from ._pdf import PDF_ENV, PDF_NAME, SCREENSHOT_CHAPTER, SCREENSHOT_NAME, missing_printer, single_page
 from ._report import read_tree, verdict_summary, write_report

@@ -2,7 +2,7 @@
 
 ``ntpnb compare RUN_A RUN_B`` first says how the two runs' settings differ (profile, ``-p``
 overrides, seeds, ntpnb version: :func:`setting_differences`), then shows the platforms they
-recorded (:mod:`ntpnb.chapter._platform`). It compares their claim records check by check
+recorded (:mod:`ntpnb.records._platform`). It compares their claim records check by check
 (:func:`compare_claims`: the decision, and the measured value to the check's own printed
 precision), then the text outputs (printed lines and ``text/plain`` results) of their executed
 notebooks line by line, in print order whatever the cells, after masking what legitimately
@@ -26,11 +26,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from ..chapter._claims import Check, load_chapter_record
-from ..chapter._layout import EXPLORE_RECORD, OutputLayout
-from ..chapter._outputs import Manifest, RunRecord, load_manifest, load_run_record, read_record
-from ..chapter._ownership import is_explore_tree
 from ..errors import PathError
+from ..records._checks import Check
+from ..records._files import read_record
+from ..records._manifest import Manifest, load_manifest
+from ..records._ownership import is_explore_tree
+from ..records._places import EXPLORE_RECORD, OutputTree
+from ..records._run import load_chapter_run
+from ..records._tree import TreeRecord, load_tree_record
 from ._executed import is_text, read_notebook
 from ._trees import rerun_advice, run_folder, visible
 from ._verdicts import keyed
@@ -156,10 +159,10 @@ def _line_differences(
     return diffs
 
 
-def _run_record(run: Path) -> RunRecord | None:
+def _run_record(run: Path) -> TreeRecord | None:
     """The run record of ``run`` (None when it has none or it does not read)."""
     try:
-        return load_run_record(Path(run))
+        return load_tree_record(Path(run))
     except PathError:
         return None
 
@@ -219,7 +222,7 @@ def compare_claims(run_a: Path, run_b: Path, notebooks: Sequence[str]) -> list[C
     for name in notebooks:
         try:  # the checks of each run's record, matched as :func:`~._verdicts.keyed` says
             a, b = (
-                keyed(load_chapter_record(Path(run) / "claims" / f"{name}.json").checks)
+                keyed(load_chapter_run(Path(run) / "claims" / f"{name}.json").checks)
                 for run in (run_a, run_b)
             )
         except PathError:  # a run that keeps no record of it: its printed lines compare
@@ -238,7 +241,7 @@ def platform_line(run: Path) -> str:
     seen: list[str] = []
     for path in sorted((run / "claims").glob("*.json")):
         try:
-            info = load_chapter_record(path).platform
+            info = load_chapter_run(path).platform
         except PathError:  # unreadable: not a record of the run
             continue
         if not isinstance(info, dict):  # none recorded, or not of a platform's shape
@@ -364,7 +367,7 @@ def explore_runs(tree: Path) -> dict[str, Path]:
     setting = explore_setting(tree)
     runs = {}
     for folder in setting["points"]:
-        point = OutputLayout(tree / folder)
+        point = OutputTree(tree / folder)
         runs[f"{Path(folder).name} seed {setting['seeds'][0]}"] = point.root
         runs |= {
             f"{Path(folder).name} seed {seed}": seeds.root for seed, seeds in point.seed_layouts().items()

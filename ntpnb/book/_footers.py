@@ -1,7 +1,7 @@
 """The line at the foot of every page of the book: when, from which commit and in which run it was executed.
 
 A chapter's page says when its executed notebook ran (papermill's end time, in the notebook) and
-the commit its manifest recorded (:class:`~ntpnb.chapter._outputs.SourceCommit`). Every other
+the commit its manifest recorded (:class:`~ntpnb.records._commit.SourceCommit`). Every other
 page (the introduction, the report, the reference pages) says the same of the run as a whole:
 the span of its chapters' times and their commits, and when the book was built. Each ends with
 the run's label (:func:`~ntpnb.book._trees.describe_run`), the label its report gives it.
@@ -19,8 +19,10 @@ from datetime import datetime, timezone
 from html import escape
 
 from .._templates import render_inline
-from ..chapter._layout import OutputLayout
-from ..chapter._outputs import SourceCommit, load_manifest, load_run_record, manifest_path
+from ..records._commit import SourceCommit
+from ..records._manifest import load_manifest, manifest_path
+from ..records._places import OutputTree
+from ..records._tree import load_tree_record
 from ._executed import read_notebook
 from ._trees import describe_run, visible
 
@@ -83,7 +85,7 @@ class Footers:
         return f"{when} · {sources} · {run} · {built}"
 
 
-def read_footers(tree: OutputLayout, repository: str = "") -> Footers:
+def read_footers(tree: OutputTree, repository: str = "") -> Footers:
     """The footers of the book of ``tree``: its run record's label and each executed chapter's execution.
 
     A chapter's commit is its manifest's (not recorded when it has none: its last run failed, and
@@ -100,4 +102,4 @@ def read_footers(tree: OutputLayout, repository: str = "") -> Footers:
             finished = finished.replace(tzinfo=timezone.utc)
         commit = load_manifest(path).commit if manifest_path(path).is_file() else SourceCommit()
         executions[path.stem] = Execution(finished, commit)
-    return Footers(describe_run(load_run_record(tree.root)), executions, repository=repository)
+    return Footers(describe_run(load_tree_record(tree.root)), executions, repository=repository)

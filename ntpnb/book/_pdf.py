@@ -15,8 +15,8 @@ printed page; the API reference left out (:data:`LEFT_OUT`; it stays in the HTML
 run's execution line (:mod:`._footers`) and its page number. The single page is made a book by a
 script (:func:`prepare`, ``print/prepare.js``) and the print stylesheet ``static/ntpnb-print.css``
 (which every page of the HTML book links, so a page printed from a browser prints the same way):
-what the screen keeps one click away prints open (a cell's output, a figure, a dropdown's prose)
-or not at all (the code of a collapsed cell, buttons), and a block of checks prints its summary.
+what the screen keeps one click away prints open (a cell's output, a figure, a dropdown's prose,
+a block of checks, the verdict rule) or not at all (the code of a collapsed cell, buttons).
 Chromium cannot number pages in the text it prints, so the contents' numbers come from a first
 print's named destinations (:func:`print_numbered`), and the bookmarks are written into the final
 print with ``pypdf`` (:func:`with_outline`).
@@ -39,8 +39,8 @@ from pathlib import Path
 from typing import Any
 
 from .._templates import render_inline
-from ..chapter._outputs import atomic_path
 from ..errors import NTPError
+from ..records._files import atomic_path
 
 #: The PDF's file name, at the root of the HTML book.
 PDF_NAME = "ntpnb.pdf"

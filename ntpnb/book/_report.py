@@ -30,11 +30,14 @@ from mdit_py_plugins.dollarmath import dollarmath_plugin
 
 from .._markdown import escape_markdown, markdown_table
 from .._templates import render
-from ..chapter._claims import CHECK_LINE, KINDS, ChapterRecord, Check, load_chapter_records
-from ..chapter._layout import OutputLayout
-from ..chapter._outputs import RunRecord, atomic_write_text, load_run_record
-from ..chapter._platform import platform_section
+from .._text import join_words
 from ..chapter._registry import CLAIMS, MAPS, PAPERS, ClaimSpec, MapSpec, sort_key
+from ..records._checks import CHECK_LINE, KINDS, Check
+from ..records._files import atomic_write_text
+from ..records._places import OutputTree
+from ..records._platform import platform_section
+from ..records._run import ChapterRun, failed_runs, load_chapter_runs
+from ..records._tree import TreeRecord, load_tree_record
 from ._executed import read_notebook
 from ._footers import read_footers
 from ._scoreboard import PAPER_TOPICS, SCOREBOARD_FILE, badge_html, card_anchor, scoreboard_data
@@ -48,7 +51,6 @@ from ._verdicts import (
     Sweep,
     Verdict,
     format_counts,
-    format_seeds,
     load_sweeps,
     series_of,
     sweep_verdicts,
@@ -69,9 +71,9 @@ PROFILE_WORDS: Mapping[str, str] = {"paper": "the papers' settings", "quick": "t
 class TreePages:
     """What the generated pages show of a tree, read once: its records, their verdicts and sections."""
 
-    layout: OutputLayout
+    layout: OutputTree
     #: The claim records at the book's seed, and each chapter's sweep over the seeds.
-    records: list[ChapterRecord]
+    records: list[ChapterRun]
     sweeps: list[Sweep]
     #: Every claim id of the registry -> its verdict over the sweeps.
     results: dict[str, Verdict]
@@ -80,7 +82,7 @@ class TreePages:
     #: Claim id -> each of its checks across the seeds, in the records' order.
     series: dict[str, list[Series]]
     sections: Sections
-    run: RunRecord | None
+    run: TreeRecord | None
     #: What ran into the tree (:func:`~._trees.describe_run`), escaped for a page.
     label: str
     #: Chapter -> the text of its executed notebook's title, without math marks.
@@ -90,7 +92,7 @@ class TreePages:
     #: The chapters the tree has not run.
     absent: Sequence[str] = ()
     #: The notebooks whose last run failed, as their records in ``failed/`` say.
-    failed: tuple[FailedRun, ...] = ()
+    failed: tuple[ChapterRun, ...] = ()
 
     @property
     def check_count(self) -> int:
@@ -98,13 +100,13 @@ class TreePages:
         return sum(len(r.checks) for r in self.records)
 
 
-def read_tree(layout: OutputLayout, absent: Sequence[str] = ()) -> TreePages:
+def read_tree(layout: OutputTree, absent: Sequence[str] = ()) -> TreePages:
     """Read the records of the tree ``layout`` (and of its seed trees) that the pages show."""
-    records = load_chapter_records(layout.claims)
+    records = load_chapter_runs(layout.claims)
     sweeps = load_sweeps(layout, records)
     by_claim, series = _by_claim(records, sweeps)
     sections = {r.notebook: chapter_sections(layout.notebooks / f"{r.notebook}.ipynb") for r in records}
-    run = load_run_record(layout.root)
+    run = load_tree_record(layout.root)
     profiles = sorted({c.profile for r in records for c in r.checks})
     label = escape_markdown(describe_run(run, profiles))
     titles = _chapter_titles(layout)
@@ -124,12 +126,12 @@ def read_tree(layout: OutputLayout, absent: Sequence[str] = ()) -> TreePages:
         titles,
         commits,
         absent,
-        _read_failed_runs(layout),
+        failed_runs(layout),
     )
 
 
 def _by_claim(
-    records: Sequence[ChapterRecord], sweeps: Sequence[Sweep]
+    records: Sequence[ChapterRun], sweeps: Sequence[Sweep]
 ) -> tuple[dict[str, list[Made]], dict[str, list[Series]]]:
     """Claim id -> its checks (with their notebooks) at the book's seed, and -> its series over the seeds."""
     by_claim: dict[str, list[Made]] = defaultdict(list)
@@ -143,7 +145,7 @@ def _by_claim(
     return by_claim, series
 
 
-def _chapter_titles(layout: OutputLayout) -> dict[str, str]:
+def _chapter_titles(layout: OutputTree) -> dict[str, str]:
     """Chapter -> the text of its executed notebook's first-level title, without math marks."""
     titles = {}
     for path in visible(sorted(layout.notebooks.glob("*.ipynb"))):
@@ -152,41 +154,6 @@ def _chapter_titles(layout: OutputLayout) -> dict[str, str]:
         if title is not None:
             titles[path.stem] = re.sub(r"\$([^$]*)\$", r"\1", title)
     return titles
-
-
-@dataclass(frozen=True)
-class FailedRun:
-    """A notebook's failed last run, as its record in ``failed/`` states it."""
-
-    notebook: str
-    date: str
-    error: str
-
-
-def _read_failed_runs(layout: OutputLayout) -> tuple[FailedRun, ...]:
-    """The records of ``layout.failed`` (``*.json``) that are readable dicts, in file-name order.
-
-    Parameters
-    ----------
-    layout
-        The tree whose ``failed/`` directory is read.
-
-    Returns
-    -------
-    tuple of FailedRun
-        Each readable record's notebook, date and error, as ``str`` of what the record holds.
-    """
-    failed = []
-    for path in sorted(layout.failed.glob("*.json")):
-        try:
-            record = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            continue
-        if isinstance(record, dict):
-            failed.append(
-                FailedRun(str(record.get("notebook")), str(record.get("date")), str(record.get("error")))
-            )
-    return tuple(failed)
 
 
 #: the book's ``myst_heading_anchors``: headings down to this level get an anchor
@@ -269,7 +236,7 @@ def absent_sentence(absent: Sequence[str]) -> str:
     if not absent:
         return ""
     return (
-        f" This tree has not run {format_seeds(escape_markdown(n) for n in absent)}: the claims only "
+        f" This tree has not run {join_words(escape_markdown(n) for n in absent)}: the claims only "
         f"{'that chapter checks' if len(absent) == 1 else 'those chapters check'} are *not tested* in it."
     )
 
@@ -283,7 +250,7 @@ def _span(numbers: Iterable[int]) -> str:
         else:
             runs.append([n])
     parts = [[f"{r[0]}-{r[-1]}"] if len(r) > 2 else [str(n) for n in r] for r in runs]
-    return format_seeds(itertools.chain.from_iterable(parts))
+    return join_words(itertools.chain.from_iterable(parts))
 
 
 def _seeds_words(seeds: Sequence[int]) -> str:
@@ -294,7 +261,7 @@ def _seeds_words(seeds: Sequence[int]) -> str:
 def _chapters_words(notebooks: Sequence[str]) -> str:
     """``"chapter 7"``, ``"chapters 1-5"``: chapters by the numbers the book gives them."""
     labels = [chapter_label(n) for n in notebooks]
-    names = _span(map(int, labels)) if all(x.isdigit() for x in labels) else format_seeds(labels)
+    names = _span(map(int, labels)) if all(x.isdigit() for x in labels) else join_words(labels)
     return f"chapter{'s' * (len(labels) != 1)} {names}"
 
 
@@ -620,7 +587,7 @@ def _chapter_checks(tree: TreePages, sweep: Sweep) -> list[str]:
     return [*_details(title, body, classes, count=count), ""]
 
 
-def _failures(failed: Sequence[FailedRun]) -> list[str]:
+def _failures(failed: Sequence[ChapterRun]) -> list[str]:
     """A warning naming the notebooks whose last run failed (their records in ``failed/``)."""
     if not failed:
         return []
@@ -640,18 +607,18 @@ def _seeds_lines(sweeps: Sequence[Sweep]) -> list[str]:
     if sweeps and {len(s.seeds) for s in sweeps} == {1}:
         return [
             "The verdicts rest on one seed per chapter (the book's, "
-            f"{format_seeds(sorted({s.seeds[0] for s in sweeps}))}): no seed sweep was run "
+            f"{join_words(sorted({s.seeds[0] for s in sweeps}))}): no seed sweep was run "
             "(`ntpnb reproduce --seeds 5` runs each chapter at the book's seed and four more).",
             "",
         ]
     if sweeps and len({s.seeds for s in sweeps}) == 1:  # every chapter at the same seeds: said once
         seeds = sweeps[0].seeds
         return [
-            f"The verdicts rest on every chapter's runs at seeds {format_seeds(seeds)}, the book's first.",
+            f"The verdicts rest on every chapter's runs at seeds {join_words(seeds)}, the book's first.",
             "",
         ]
     if sweeps:
-        per = "; ".join(f"{_chapters_words([s.book.notebook])}: {format_seeds(s.seeds)}" for s in sweeps)
+        per = "; ".join(f"{_chapters_words([s.book.notebook])}: {join_words(s.seeds)}" for s in sweeps)
         return [f"The verdicts rest on every seed each chapter ran at, the book's first ({per}).", ""]
     return []
 
@@ -726,7 +693,7 @@ def _every_check(tree: TreePages) -> list[str]:
     lines = [
         "## Every check",
         "",
-        "Every assertion of every chapter, a table per chapter (click to open): our value (pooled over",
+        "Every assertion of every chapter, a table per chapter: our value (pooled over",
         "the seeds for a statistical or count check, else at the book's seed), what it required, the",
         "paper's value (and the authors' stored one), how it was decided across the seeds and the",
         "result. *sanity* rows test the code or the setting, *finding* rows a paper's number missed,",

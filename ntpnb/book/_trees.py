@@ -2,7 +2,7 @@
 
 ``ntpnb book`` builds ``<root>/outputs`` into ``<root>/_build/html``; ``ntpnb book --run DIR``
 builds any other tree into ``DIR/_book/html``. Either way the tree is a :class:`BookTree`: its
-layout and run record (:mod:`ntpnb.chapter._outputs`), the label its pages show
+layout and run record (:mod:`ntpnb.records._staging`), the label its pages show
 (:func:`describe_run`), and the command that reruns a chapter of it
 (:meth:`BookTree.reproduce_command`). Every command a hint gives runs as printed: a chapter that
 cannot run into the tree (an interactive run's, or one whose setting changes a parameter the
@@ -28,23 +28,18 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..chapter._claims import load_chapter_record
-from ..chapter._layout import (
-    BOOK_PROFILE,
-    DEFAULT_OUTPUT_DIRNAME,
-    OutputLayout,
-    notebook_sources,
-    output_layout,
-)
-from ..chapter._outputs import (
-    RUN_RECORD_NAME,
-    RunRecord,
-    chapter_damage,
-    load_run_record,
-    manifest_path,
-)
 from ..chapter._parameters import missing_parameters, parameter_owners
 from ..errors import NTPError, PathError
+from ..records._manifest import chapter_damage, manifest_path
+from ..records._places import (
+    BOOK_PROFILE,
+    DEFAULT_OUTPUT_DIRNAME,
+    OutputTree,
+    notebook_sources,
+    output_tree,
+)
+from ..records._run import load_chapter_run
+from ..records._tree import RUN_RECORD_NAME, TreeRecord, load_tree_record
 from ._executed import read_notebook
 
 #: The folder of the book of the book's own tree, at the project root (``_build/html``).
@@ -73,7 +68,7 @@ def chapter_label(name: str) -> str:
     return str(int(prefix)) if prefix.isdigit() else prefix
 
 
-def describe_run(record: RunRecord | None, profiles: Sequence[str] = ()) -> str:
+def describe_run(record: TreeRecord | None, profiles: Sequence[str] = ()) -> str:
     """What ran into a tree, as its pages say it: its run record's, else the ``profiles`` its checks name."""
     if record is not None:
         return record.describe()
@@ -85,7 +80,7 @@ def describe_run(record: RunRecord | None, profiles: Sequence[str] = ()) -> str:
     return f"nothing yet (no {RUN_RECORD_NAME} and no claim record)"
 
 
-def setting_options(record: RunRecord | None) -> list[str]:
+def setting_options(record: TreeRecord | None) -> list[str]:
     """The ``ntpnb reproduce`` options (profile, ``-p``, seeds) of ``record``'s setting; none without one."""
     if record is None:
         return []
@@ -106,7 +101,7 @@ def root_option(root: Path) -> str:
     return ""
 
 
-def reproduce_words(chapters: Sequence[str], record: RunRecord | None, out: Path | None = None) -> list[str]:
+def reproduce_words(chapters: Sequence[str], record: TreeRecord | None, out: Path | None = None) -> list[str]:
     """``ntpnb reproduce`` with ``chapters`` (by number) in ``record``'s setting, into ``out`` if given."""
     words = ["ntpnb", "reproduce", *(chapter_number(name) for name in chapters), *setting_options(record)]
     return [*words, "--out", shown(out)] if out is not None else words
@@ -126,9 +121,9 @@ class BookTree:
     #: The project (resolved): its ``_config.yml``, ``_toc.yml``, ``book/`` and ``notebooks/``.
     root: Path
     #: The tree.
-    layout: OutputLayout
+    layout: OutputTree
     #: Its run record (None for a tree that has none: an older run).
-    record: RunRecord | None
+    record: TreeRecord | None
 
     @property
     def own(self) -> bool:
@@ -202,7 +197,7 @@ class BookTree:
         if record is not None:
             lacks = {key for name in names for key in self.lacks(name)}
             kept = {k: v for k, v in record.overrides.items() if k not in lacks}
-            record = RunRecord(record.profile, kept, record.seeds)
+            record = TreeRecord(record.profile, kept, record.seeds)
         return shlex.join(reproduce_words(self._named(names), record)) + root_option(self.root)
 
     def own_setting_commands(self, names: Sequence[str]) -> list[str]:
@@ -258,7 +253,7 @@ class BookTree:
 
 
 def rerun_advice(
-    names: Sequence[str], record: RunRecord | None, out: Path | None, suffix: str = "", count: int = 0
+    names: Sequence[str], record: TreeRecord | None, out: Path | None, suffix: str = "", count: int = 0
 ) -> str:
     """``run `COMMAND` to run that chapter again``: the chapters ``names`` (all when empty) of a tree.
 
@@ -361,7 +356,7 @@ def book_tree(root: Path, run: str | Path | None = None) -> BookTree:
     if run is not None:
         tree = run_folder(run, f"--run {run}").resolve()
     try:
-        record = load_run_record(tree)
+        record = load_tree_record(tree)
     except PathError as exc:
         again = (
             "`ntpnb reproduce`"
@@ -372,15 +367,15 @@ def book_tree(root: Path, run: str | Path | None = None) -> BookTree:
             f"{exc}; delete it and run {again}, which writes it again "
             "(notebooks whose outputs check out are not run again)"
         ) from None
-    return BookTree(root, output_layout(own) if tree == own else OutputLayout(tree), record)
+    return BookTree(root, output_tree(own) if tree == own else OutputTree(tree), record)
 
 
 def visible(paths: Iterable[Path]) -> list[Path]:
-    """``paths`` without hidden files (the temporaries of :mod:`ntpnb.chapter._outputs` are hidden)."""
+    """``paths`` without hidden files (the temporaries of :mod:`ntpnb.records._staging` are hidden)."""
     return [p for p in paths if not p.name.startswith(".")]
 
 
-def chapter_problem(layout: OutputLayout, name: str) -> str | None:
+def chapter_problem(layout: OutputTree, name: str) -> str | None:
     """Why chapter ``name`` in ``layout`` cannot be built from, naming the file (None if it can)."""
     executed = layout.notebooks / f"{name}.ipynb"
     record = layout.claims / f"{name}.json"
@@ -395,7 +390,7 @@ def chapter_problem(layout: OutputLayout, name: str) -> str | None:
         )
     for path, read, missing in (
         (executed, read_notebook, f"is missing (its claim record {shown(record)} is there)"),
-        (record, load_chapter_record, f"is missing: {name} has an executed notebook but no claim record"),
+        (record, load_chapter_run, f"is missing: {name} has an executed notebook but no claim record"),
     ):
         if not path.exists():
             return f"{shown(path)} {missing}"

@@ -39,11 +39,13 @@ from pathlib import Path
 from typing import Any
 
 from .._samples import BOUNDS, Sample
-from ..chapter._claims import KINDS, ChapterRecord, Check, Statement, load_chapter_record
-from ..chapter._layout import OutputLayout
-from ..chapter._outputs import load_manifest
+from .._text import join_words
 from ..chapter._registry import authors_protocol, declared_protocols
 from ..errors import PathError
+from ..records._checks import KINDS, Check, Statement
+from ..records._manifest import load_manifest
+from ..records._places import OutputTree
+from ..records._run import ChapterRun, load_chapter_run
 
 REPRODUCED = "reproduced"
 QUALIFIED = "reproduced with a qualification"
@@ -141,9 +143,9 @@ class Sweep:
     """The records of one chapter at every seed that counts, the book's first."""
 
     #: The record at the book's seed.
-    book: ChapterRecord
+    book: ChapterRun
     #: Seed -> record, the book's included (a record without a seed is under seed 0).
-    records: Mapping[int, ChapterRecord]
+    records: Mapping[int, ChapterRun]
     #: Seed -> why that seed's record is not counted.
     excluded: Mapping[int, str] = field(default_factory=dict)
 
@@ -154,9 +156,7 @@ class Sweep:
         return (book, *sorted(s for s in self.records if s != book))
 
 
-def seed_record(
-    layout: OutputLayout, seed: int, tree: OutputLayout, book: ChapterRecord
-) -> ChapterRecord | str | None:
+def seed_record(layout: OutputTree, seed: int, tree: OutputTree, book: ChapterRun) -> ChapterRun | str | None:
     """The record of ``book``'s chapter in the seed tree ``tree``, or why it is not counted (None: none)."""
     failure = tree.failed / f"{book.notebook}.json"
     if failure.exists():  # its last run stopped before its end (a record in place is older)
@@ -165,7 +165,7 @@ def seed_record(
     if not path.exists():
         return None
     try:
-        record = load_chapter_record(path)
+        record = load_chapter_run(path)
     except PathError as exc:
         return str(exc)
     why = _not_comparable(record, seed, book)
@@ -187,7 +187,7 @@ def seed_record(
 def _failed_run_reason(failure: Path) -> str:
     """Why a seed's run is not counted when its last run failed: the failure record's one-line error.
 
-    ``failure`` is the record the runner kept (:mod:`ntpnb.chapter._outputs`).
+    ``failure`` is the record the runner kept (:mod:`ntpnb.records._staging`).
     """
     try:
         error = json.loads(failure.read_text(encoding="utf-8")).get("error")
@@ -196,7 +196,7 @@ def _failed_run_reason(failure: Path) -> str:
     return f"its last run failed ({str(error).splitlines()[0] if error else 'no error recorded'})"
 
 
-def _not_comparable(record: ChapterRecord, seed: int, book: ChapterRecord) -> str | None:
+def _not_comparable(record: ChapterRun, seed: int, book: ChapterRun) -> str | None:
     """Why a seed tree's ``record`` (at ``seed``) cannot count beside the book's seed's ``book``, or None.
 
     It must be the same chapter's, complete, at the seed its tree says and not the book's, at the
@@ -223,13 +223,13 @@ def _not_comparable(record: ChapterRecord, seed: int, book: ChapterRecord) -> st
     return None
 
 
-def load_sweeps(layout: OutputLayout, book_records: Sequence[ChapterRecord]) -> list[Sweep]:
+def load_sweeps(layout: OutputTree, book_records: Sequence[ChapterRun]) -> list[Sweep]:
     """Every chapter of ``book_records`` with the records of the sweep's seeds under ``layout``."""
     trees = layout.seed_layouts()
     sweeps = []
     for book in book_records:
         found = {seed: seed_record(layout, seed, tree, book) for seed, tree in trees.items()}
-        records = {seed: r for seed, r in found.items() if isinstance(r, ChapterRecord)}
+        records = {seed: r for seed, r in found.items() if isinstance(r, ChapterRun)}
         excluded = {seed: r for seed, r in found.items() if isinstance(r, str)}
         sweeps.append(Sweep(book, {book.seed if book.seed is not None else 0: book, **records}, excluded))
     return sweeps
@@ -242,15 +242,9 @@ def _seeds(n: int) -> str:
     return f"{n} seed{'s' * (n != 1)}"
 
 
-def format_seeds(seeds: Iterable[object]) -> str:
-    """``"1, 3 and 4"``: seeds, or any items, in words."""
-    names = [str(s) for s in seeds]
-    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
-
-
 def _at_seeds(seeds: Sequence[int]) -> str:
     """``"seed 3"``, ``"seeds 2 and 3"``."""
-    return f"seed{'s' * (len(seeds) != 1)} {format_seeds(seeds)}"
+    return f"seed{'s' * (len(seeds) != 1)} {join_words(seeds)}"
 
 
 @dataclass(frozen=True)
@@ -383,7 +377,7 @@ class Series:
             return f"at all {_seeds(n)}"
         if len(failed) == n:
             return f"at none of the {_seeds(n)}"
-        return f"at {n - len(failed)} of {_seeds(n)} (fails at {format_seeds(failed)})"
+        return f"at {n - len(failed)} of {_seeds(n)} (fails at {join_words(failed)})"
 
     @property
     def outcome(self) -> str:
@@ -533,7 +527,7 @@ def statement_across(
     text = "".join(parts)
     at = [seed for seed, _ in made]
     if len(at) < len(seeds):
-        return f"{text} (at seed{'s' * (len(at) > 1)} {format_seeds(at)})"
+        return f"{text} (at seed{'s' * (len(at) > 1)} {join_words(at)})"
     return f"{text} (lowest to highest over the {len(at)} seeds)" if varied and say_ranges else text
 
 
@@ -668,7 +662,7 @@ class Verdict:
             return ""
         holding = [p.key for p in self.protocols[1:] if p.verdict in POSITIVE]
         if holding:
-            return f"reproduces under the {format_seeds(holding)}"
+            return f"reproduces under the {join_words(holding)}"
         return "the authors' stored figure shows our value" if self.explanations else ""
 
     @property
@@ -720,10 +714,10 @@ def _failure(series: Series) -> str:
     if series.statistical or (series.basis == "seed-independent" and series.pooled_sample is not None):
         return f"{kind}{series.name}: {series.outcome}, {series.quote()}, required {c.required}"
     if series.differs:
-        values = format_seeds(dict.fromkeys(ch.measured for ch in series.checks.values()))
+        values = join_words(dict.fromkeys(ch.measured for ch in series.checks.values()))
         return f"{kind}{series.name}: declared the same at every seed, but measured {values}"
     failed = series.failed_seeds
-    measured = format_seeds(series.checks[seed].measured for seed in failed)
+    measured = join_words(series.checks[seed].measured for seed in failed)
     return f"{kind}{series.name}: fails at {_at_seeds(failed)} (measured {measured}, required {c.required})"
 
 
@@ -796,13 +790,13 @@ def _evidence_basis(evidence: Sequence[Series], seeds: Sequence[int], holding: S
         elif not missed:
             parts.append(f"at all {_seeds(n)}")
         else:
-            parts.append(f"at {len(holding)} of {_seeds(n)} (fails at {format_seeds(missed)})")
+            parts.append(f"at {len(holding)} of {_seeds(n)} (fails at {join_words(missed)})")
     if pooled:
-        sizes = format_seeds(dict.fromkeys(s.pooled_sample.count for s in pooled))  # type: ignore[union-attr]
+        sizes = join_words(dict.fromkeys(s.pooled_sample.count for s in pooled))  # type: ignore[union-attr]
         parts.append(f"on {sizes} {pooled[0].how}")
     if once:
         parts.append("once, on data the same at every seed" if n > 1 else "once")
-    return "holds " + format_seeds(parts)
+    return "holds " + join_words(parts)
 
 
 def _decide(series: Sequence[Series], qualifications: Sequence[str], authors: str) -> _Decision:
@@ -902,7 +896,7 @@ def _without_evidence(
     only, nothing.
     """
     if findings:
-        basis = format_seeds(dict.fromkeys(f"a finding not established {s.decided}" for s in findings))
+        basis = join_words(dict.fromkeys(f"a finding not established {s.decided}" for s in findings))
         return _Decision(NOT_ESTABLISHED, basis, findings[0].sentence(), (), (), quals)
     if undecided:
         basis = "its evidence cannot be decided at this run's seeds"

@@ -33,9 +33,9 @@ from sphinx.errors import ExtensionError
 from sphinx.util import logging
 from sphinx.util.osutil import relative_uri
 
-from ..chapter._layout import DEFAULT_OUTPUT_DIRNAME, OutputLayout
 from ..chapter._plotting import figure_cell_problems
 from ..errors import PathError
+from ..records._places import DEFAULT_OUTPUT_DIRNAME, OutputTree
 from . import _api_reference as api_reference
 from . import _pictures as pictures
 from . import _scoreboard as scoreboard
@@ -126,7 +126,7 @@ def _add_static_and_read_footers(app: Sphinx) -> None:
     # run's book is titled after its run)
     options = app.config.html_theme_options
     options["logo"] = {"text": app.config.html_title, **options.get("logo", {})}
-    tree = OutputLayout(Path(app.srcdir) / DEFAULT_OUTPUT_DIRNAME)
+    tree = OutputTree(Path(app.srcdir) / DEFAULT_OUTPUT_DIRNAME)
     try:
         app.ntpnb_footers = read_footers(tree, options.get("repository_url", ""))  # type: ignore[attr-defined]
     except PathError as exc:

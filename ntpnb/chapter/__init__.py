@@ -10,20 +10,25 @@ from __future__ import annotations
 from .._digits import format_decade, format_number, format_stable, format_stable_summary, stable_digits
 from .._markdown import markdown_table
 from .._samples import sample_of
-from ._claims import PROFILE_NAMES, Artifact, ClaimLog, load_chapter_record
-from ._figures import band, draw_contexts, draw_graph, draw_rows, four_panels, unit_rows
-from ._layout import (
+from ..records._checks import PROFILE_NAMES, Artifact
+from ..records._commit import source_commit
+from ..records._files import atomic_write_text
+from ..records._lock import output_lock
+from ..records._places import (
     DEFAULT_OUTPUT_DIRNAME,
-    OutputLayout,
-    Timings,
+    OutputTree,
     exploratory_output_dir,
     find_project_root,
-    load_timings,
     notebook_sources,
-    output_layout,
     output_tree,
+    tree_root,
 )
-from ._outputs import atomic_write_text, load_run_record, output_lock, source_commit
+from ..records._platform import format_platform, platform_info
+from ..records._run import load_chapter_run
+from ..records._timings import Timings, load_timings
+from ..records._tree import load_tree_record
+from ._claims import ClaimLog
+from ._figures import band, draw_contexts, draw_graph, draw_rows, four_panels, unit_rows
 from ._parameters import (
     CHANGES,
     RUN_PARAMETERS,
@@ -34,7 +39,6 @@ from ._parameters import (
     profile_parameters,
     read_parameters_cell,
 )
-from ._platform import format_platform, platform_info
 from ._plotting import COLORS, PAGE_WIDTH, show_animation, show_figure, use_style, write_figure
 from ._progress import progress
 from ._prose import describe_change, glue_number, glue_text, glued, sentences
@@ -51,7 +55,7 @@ __all__ = [
     "stable_digits",
     "paper_value",
     "sample_of",
-    "output_layout",
+    "output_tree",
     "progress",
     "COLORS",
     "PAGE_WIDTH",
@@ -79,7 +83,7 @@ __all__ += [
     "CHANGES",
     "DEFAULT_OUTPUT_DIRNAME",
     "MAPS",
-    "OutputLayout",
+    "OutputTree",
     "PROFILE_NAMES",
     "RUN_PARAMETERS",
     "Timings",
@@ -87,13 +91,13 @@ __all__ += [
     "exploratory_output_dir",
     "find_project_root",
     "format_platform",
-    "load_chapter_record",
-    "load_run_record",
+    "load_chapter_run",
+    "load_tree_record",
     "load_timings",
     "notebook_source",
     "notebook_sources",
     "output_lock",
-    "output_tree",
+    "tree_root",
     "parse_overrides",
     "platform_info",
     "profile_parameters",

@@ -34,10 +34,10 @@ def four_panels(
     k = trace.iterations
     keep = k >= 1  # log-scaled iteration axis
     for ax, key, ylabel in zip(axes, ("ce", "norm", "corr", "dist_F"), _FOUR_PANEL_LABELS, strict=True):
-        ax.plot(k[keep], trace[key][keep], label=label, color=color)
+        ax.plot(k[keep], getattr(trace, key)[keep], label=label, color=color)
         ax.set(xscale="log", xlabel="iteration $k$", ylabel=ylabel)
     axes[0].axhline(entropy, color="k", ls=":", lw=1.2)
-    axes[2].plot(k[keep], trace["corr_corrected"][keep], color=color, ls="--", lw=1.2)
+    axes[2].plot(k[keep], trace.corr_corrected[keep], color=color, ls="--", lw=1.2)
     axes[3].set_yscale("log")
 
 
@@ -73,7 +73,7 @@ def unit_rows(ax: Axes, trace, target: np.ndarray, H: np.ndarray, scale: float) 
     """Draw the frame of a 2-D training run on ``ax``; return ``show(i)``, which shows record ``i``.
 
     The frame holds the faint rows of ``target`` and the contexts; ``show(i)`` moves the rows of
-    ``W_k / ||W_k||`` (``trace`` holds ``"W"`` and ``"corr"``) without rebuilding the axes.
+    ``W_k / ||W_k||`` (``trace`` holds ``iterates`` and ``corr``) without rebuilding the axes.
     """
     rows = []
     for v in range(target.shape[0]):
@@ -84,10 +84,10 @@ def unit_rows(ax: Axes, trace, target: np.ndarray, H: np.ndarray, scale: float) 
     ax.set(xlim=(-scale, scale), ylim=(-scale, scale), aspect="equal")
 
     def show(i: int) -> None:
-        Wn = trace["W"][i] / np.linalg.norm(trace["W"][i])
+        Wn = trace.iterates[i] / np.linalg.norm(trace.iterates[i])
         for line, w in zip(rows, Wn, strict=True):
             line.set_data([0, w[0]], [0, w[1]])
-        ax.set_title(rf"$k$ = {trace.iterations[i]}, $\operatorname{{corr}}$ = {trace['corr'][i]:.3f}")
+        ax.set_title(rf"$k$ = {trace.iterations[i]}, $\operatorname{{corr}}$ = {trace.corr[i]:.3f}")
 
     return show
 

@@ -28,16 +28,16 @@ from typing import Any
 
 from .._jupyter_imports import import_jsonschema_without_iri_grammar
 from ..errors import InvalidDataError, NTPError
-from ._claims import PROFILE_NAMES
-from ._domains import ANY, Domain, closest, domain_of_value, split_declaration
-from ._layout import (
+from ..records._checks import PROFILE_NAMES
+from ..records._places import (
     COPIES_DIRNAME,
     DEFAULT_OUTPUT_DIRNAME,
     exploratory_output_dir,
     find_project_root,
-    output_layout,
+    output_tree,
 )
-from ._outputs import RunRecord, claim_tree, write_run_record
+from ..records._tree import TreeRecord, claim_tree, write_tree_record
+from ._domains import ANY, Domain, closest, domain_of_value, split_declaration
 from ._prose import glue_text
 
 #: ``CHANGES[notebook][profile]``: what a profile other than ``paper`` changes of the notebook's
@@ -154,7 +154,7 @@ CHANGES: dict[str, dict[str, dict[str, Any]]] = {
 
 #: ``BUDGETS[notebook]``: its parameters that are budgets, how many iterations an optimizer runs.
 #: A point of an explore run below the paper's budget may fail a check because it stopped early
-#: (:func:`budget_parameters`; the maps say so, :mod:`ntpnb.explore._maps`).
+#: (:func:`budget_parameters`; the maps say so, :mod:`ntpnb.explore._words`).
 BUDGETS: dict[str, tuple[str, ...]] = {
     "01_entropy_separability": ("search_iters",),
     "02_regularization_path": ("toy_gd_iters", "synth_gd_iters"),
@@ -500,7 +500,7 @@ def chapter_parameters(notebook: str, namespace: Mapping[str, Any]) -> dict[str,
     an *interactive run*: the profile's values (:data:`CHANGES`) replace those the cell leaves as
     saved in the chapter's source, but those named in its ``pinned`` (a value typed on purpose,
     even the paper's, runs as typed; so does a value set otherwise, as by papermill's ``-p``), and
-    the outputs go to a tree of their own (:func:`~ntpnb.chapter._layout.exploratory_output_dir`,
+    the outputs go to a tree of their own (:func:`~ntpnb.records._places.exploratory_output_dir`,
     labelled so in its ``run.json``), never the book's ``outputs/``. Its first output says so, and
     which values are in effect: each the profile replaced, with the cell's (:func:`_interactive_lines`).
 
@@ -595,16 +595,16 @@ def _interactive_tree(
         if name not in RUN_PARAMETERS and value != by_profile.get(name, cell[name].value)
     }
     shown = {name: format_parameter(value) for name, value in changed.items()}
-    tree = output_layout(exploratory_output_dir(project, profile, shown, interactive=True)).root
+    tree = output_tree(exploratory_output_dir(project, profile, shown, interactive=True)).root
     seed = values.get("seed")
     from .. import __version__
 
     seeds = (seed,) if type(seed) is int else ()
-    record = RunRecord(profile, shown, seeds, (notebook,), interactive=True, version=__version__)
+    record = TreeRecord(profile, shown, seeds, (notebook,), interactive=True, version=__version__)
     try:
         claim_tree(tree, record)
     except NTPError:  # a run of another setting, or a damaged record: this run's replaces it
-        write_run_record(tree, record)
+        write_tree_record(tree, record)
     where = tree.relative_to(project.resolve()) if tree.is_relative_to(project.resolve()) else tree
     print("\n".join(_interactive_lines(notebook, values, cell, taken, str(where))))
     return tree

@@ -38,9 +38,9 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ._layout import OutputLayout, figures_wanted
+from ..records._files import atomic_path
+from ..records._places import OutputTree, figures_wanted
 from ._one_column import OneColumnError, one_column
-from ._outputs import atomic_path
 
 if TYPE_CHECKING:  # matplotlib is imported by the functions that draw, not with the package
     from matplotlib.figure import Figure
@@ -229,7 +229,7 @@ def phone_layout(fig: Figure) -> tuple[bytes, dict[str, float], list[str]]:
     return png, record, problems
 
 
-def show_figure(fig: Figure, name: str, layout: OutputLayout) -> None:
+def show_figure(fig: Figure, name: str, layout: OutputTree) -> None:
     """Write ``fig`` to ``<layout.figures>/<name>.png`` and ``.pdf``, close it, and display the PNG.
 
     Shown at the inline backend's size (``figure.dpi``), as with ``plt.show()``; returns

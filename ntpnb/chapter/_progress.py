@@ -24,7 +24,7 @@ from typing import Any
 
 from .. import settings
 from .._throttle import Throttle
-from ._outputs import atomic_write_text
+from ..records._files import atomic_write_text
 
 #: The file ``ntpnb reproduce`` asks a notebook's kernel to write its progress to.
 PROGRESS_FILE_VAR = "NTPNB_PROGRESS_FILE"

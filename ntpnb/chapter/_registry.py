@@ -30,6 +30,7 @@ from types import MappingProxyType
 
 from ..errors import NTPError
 from ..linear._toy2d import TOY2D_ENTROPY
+from ..records._checks import PROTOCOL_KEY
 
 #: The two papers, by the letter that prefixes their claim ids.
 PAPERS: MappingProxyType[str, str] = MappingProxyType(
@@ -105,10 +106,6 @@ def _short(claim_id: str, short: str, values: Mapping[str, float]) -> str:
     if len(short.split()) > SHORT_WORDS or _MARKUP.search(short):
         raise NTPError(f"claim {claim_id}'s short statement {short!r}: at most {SHORT_WORDS} plain words")
     return short
-
-
-#: A protocol's key: words a check line prints in square brackets (no brackets, bars or parentheses).
-PROTOCOL_KEY = re.compile(r"^[A-Za-z0-9][A-Za-z0-9' .-]*$")
 
 
 def _protocols(claim_id: str, protocols: Mapping[str, str]) -> MappingProxyType[str, str]:

@@ -4,7 +4,7 @@ A run of a chapter whose source ``notebooks/<name>.md`` differs from the commit 
 checked out at is not the commit's run. :func:`source_changes` says how it differs, in one line:
 each parameter of the ``parameters`` cell whose value changed (``toy_lr = 2.0 (committed: 0.5)``),
 then how many other lines differ; ``ntpnb reproduce`` prints it, records it in the chapter's
-manifest (:class:`~ntpnb.chapter._outputs.SourceCommit`) and refuses such a run into the book's own
+manifest (:class:`~ntpnb.records._commit.SourceCommit`) and refuses such a run into the book's own
 outputs unless asked (``--uncommitted``); ``ntpnb compare`` names it among the settings.
 """
 
@@ -17,7 +17,7 @@ from typing import Any
 
 from .._jupyter_imports import import_jsonschema_without_iri_grammar
 from ..errors import NTPError
-from ._outputs import git_output
+from ..records._commit import git_output
 from ._parameters import parse_parameters_cell
 
 

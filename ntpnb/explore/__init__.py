@@ -1,8 +1,10 @@
 """Grids of a chapter's settings and maps of where its checks hold across them.
 
 :mod:`._grid`: the axes and points of a grid, read from ``-p`` and checked in their domains;
-:mod:`._maps`: a grid's results, the map of every check (values, pass shares, the book's decision
-at each point, boundaries) and its figures;
+:mod:`._results`: a grid's results, run in process; :mod:`._read`: an explore tree's results, verified;
+:mod:`._decide`: the map of every check (values, pass shares, the book's decision at each point);
+:mod:`._boundaries`: where a decision changes; :mod:`._words`: the maps in words; :mod:`._draw`:
+their figures;
 :mod:`._beyond_maps`: the measures of chapter 8's maps, each point's run and its checks;
 :mod:`._page`: the page of the maps; :mod:`._folder`: the maps folder of an explore tree (figures,
 ``maps.json``, the page); :mod:`._book`: an explore tree's book, that page alone.
@@ -12,7 +14,7 @@ drawn in a chapter's kernel too.
 
 from __future__ import annotations
 
-from ..chapter._ownership import is_explore_tree
+from ..records._ownership import is_explore_tree
 from ._beyond_maps import (
     AttentionSamplesMeasure,
     AttentionStepMeasure,
@@ -21,22 +23,12 @@ from ._beyond_maps import (
     StepSizeMeasure,
 )
 from ._book import build_explore_book
+from ._boundaries import Boundary
+from ._decide import CheckMap, check_maps
+from ._draw import MapLabels, Mark, draw_map, fit_title, shared_legend
 from ._grid import Axis, Grid, split_parameters
-from ._maps import (
-    Boundary,
-    CheckMap,
-    GridResults,
-    PointRun,
-    boundary_summary,
-    check_maps,
-    draw_map,
-    fit_title,
-    format_by_point,
-    point_check,
-    run_grid,
-    seed_means,
-    summary_lines,
-)
+from ._results import GridResults, PointRun, point_check, run_grid
+from ._words import boundary_summary, format_by_point, seed_means, summary_lines
 
 #: The grid, the maps a chapter draws in its kernel, and what the command line calls.
 __all__ = [
@@ -51,6 +43,9 @@ __all__ = [
     "point_check",
     "check_maps",
     "draw_map",
+    "MapLabels",
+    "Mark",
+    "shared_legend",
     "summary_lines",
     "boundary_summary",
     "seed_means",

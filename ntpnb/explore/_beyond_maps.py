@@ -1,7 +1,7 @@
-"""The measures of chapter 8's maps: what :func:`~ntpnb.explore._maps.run_grid` runs at each point.
+"""The measures of chapter 8's maps: what :func:`~ntpnb.explore._results.run_grid` runs at each point.
 
 Each map's measure is a callable ``measure(point, seed)`` that runs the point's experiment and
-returns the map's checks there (:func:`~ntpnb.explore._maps.point_check`), keeping each run for
+returns the map's checks there (:func:`~ntpnb.explore._results.point_check`), keeping each run for
 the chapter's tables and figures (``runs``):
 
 - :class:`StepSizeMeasure` (M1): GD at one step size on Paper A's synthetic instance
@@ -28,16 +28,15 @@ from typing import Any
 
 import numpy as np
 
+from .._optim import Trace
 from .._samples import Sample
-from ..attention._paper_experiments import SeedTrials, acyclic_end, local_end
-from ..chapter._claims import Check
+from ..attention._paper_experiments import acyclic_end, local_end
 from ..linear._condition_thresholds import NestedInstance
 from ..linear._decoder_training import Limits, limits
 from ..linear._ntp_data import NTPData
 from ..linear._recipes import synthetic_instance
 from ..linear.experiments._beyond import (
     ConditionPoint,
-    StepRun,
     StepsToCorr,
     condition_point,
     horizons_by_budget,
@@ -45,7 +44,8 @@ from ..linear.experiments._beyond import (
     step_run,
 )
 from ..linear.experiments._curves import lecun_decoder, own_stream
-from ._maps import point_check
+from ..records._checks import Check
+from ._results import point_check
 
 __all__ = [
     "StepSizeMeasure",
@@ -75,7 +75,7 @@ class StepSizeMeasure:
     corr_level: float
     dist_ratio_max: float
     #: Every run, by step.
-    runs: dict[float, StepRun] = field(default_factory=dict, repr=False)
+    runs: dict[float, Trace] = field(default_factory=dict, repr=False)
 
     def __call__(self, point: Mapping[str, Any], seed: int) -> list[Check]:
         """The run at ``point["gd_lr"]`` (kept in :attr:`runs`) and its checks; ``seed`` is not read."""
@@ -88,7 +88,7 @@ class StepSizeMeasure:
             point_check(
                 "M1",
                 "||P_F(W_K) - W*|| / ||P_F(W_0) - W*|| at the budget",
-                run.dist_f / run.dist_f0,
+                run.dist_F / run.dist_F0,
                 "<",
                 self.dist_ratio_max,
             ),
@@ -178,9 +178,9 @@ class AttentionStepMeasure:
     seeds: Sequence[int]
     required: float
     #: Every step's trials, by step.
-    runs: dict[float, SeedTrials] = field(default_factory=dict, repr=False)
+    runs: dict[float, Trace] = field(default_factory=dict, repr=False)
 
-    def trials(self, lr: float) -> SeedTrials:
+    def trials(self, lr: float) -> Trace:
         """The trials of every seed at step ``lr``: one batched training, run once."""
         if lr not in self.runs:
             self.runs[lr] = acyclic_end(
@@ -193,12 +193,12 @@ class AttentionStepMeasure:
         trials = self.trials(point["lr"]).at(seed)
         return [
             point_check(
-                "M4", "mean corr(W, W^mm) at the end", Sample("mean", trials["corr"]), ">", self.required
+                "M4", "mean corr(W, W^mm) at the end", Sample("mean", trials.corr), ">", self.required
             ),
             point_check(
                 "M4",
                 "rate of trials whose gradient underflowed to 0",
-                Sample("rate", trials["stalled"]),
+                Sample("rate", trials.stalled),
                 "==",
                 0.0,
             ),
@@ -228,9 +228,9 @@ class AttentionSamplesMeasure:
     required: float
     empty_rate: float
     #: Every size's trials under each loss, by ``(n, loss)``.
-    runs: dict[tuple[int, str], SeedTrials] = field(default_factory=dict, repr=False)
+    runs: dict[tuple[int, str], Trace] = field(default_factory=dict, repr=False)
 
-    def trials(self, n: int, loss: str) -> SeedTrials:
+    def trials(self, n: int, loss: str) -> Trace:
         """The trials of every seed with ``n`` samples under ``loss``: one batched training, run once."""
         if (n, loss) not in self.runs:
             self.runs[n, loss] = local_end(
@@ -251,15 +251,15 @@ class AttentionSamplesMeasure:
             trials = self.trials(point["n"], loss).at(seed)
             checks += [
                 point_check(
-                    "M5", "mean corr(W, W~mm) at the end", Sample("mean", trials["corr_local"]), ">",
+                    "M5", "mean corr(W, W~mm) at the end", Sample("mean", trials.corr_local), ">",
                     self.required, protocol=protocol,
                 ),
                 point_check(
                     "M5", "rate of trials with a non-empty pseudo cyclic sub-dataset",
-                    Sample("rate", trials["nonempty"]), "<=", self.empty_rate, protocol=protocol,
+                    Sample("rate", trials.nonempty), "<=", self.empty_rate, protocol=protocol,
                 ),
                 point_check(
-                    "M5", "mean pseudo cyclic distance at the end", Sample("mean", trials["dist_local"]), "<",
+                    "M5", "mean pseudo cyclic distance at the end", Sample("mean", trials.dist_local), "<",
                     self.lr, protocol=protocol,
                 ),
             ]  # fmt: skip

@@ -1,6 +1,6 @@
 """``ntpnb book --run TREE`` of an explore tree (a tree with ``explore.json``): its map page as the book.
 
-The grid's results are read from the tree and verified (:func:`ntpnb.explore._maps.load_explore`: a
+The grid's results are read from the tree and verified (:func:`ntpnb.explore._read.load_explore`: a
 damaged record is refused, naming it), its maps written under ``TREE/maps/``
 (:func:`ntpnb.explore._folder.write_maps`), and the map page built as a book of one page into
 ``TREE/_book/html``, as any run's book is built (:func:`ntpnb.book._build.build_site`: atomically, warnings
@@ -16,7 +16,8 @@ from pathlib import Path
 from ..book._build import book_config, build_site, jupyter_book
 from ..book._trees import RUN_SITE_DIRNAME, root_option, shown
 from ._folder import MAPS_DIRNAME, write_maps
-from ._maps import load_explore, summary_lines
+from ._read import load_explore
+from ._words import summary_lines
 
 #: The map page's document in the staged book (``maps/maps.md``, its figures beside it).
 MAP_PAGE_DOC = f"{MAPS_DIRNAME}/maps"

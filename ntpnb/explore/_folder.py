@@ -1,14 +1,14 @@
 """The maps folder of an explore tree: every map's figure, ``maps.json`` and ``maps.md``, written atomically.
 
-:func:`write_maps` draws each map of :mod:`._maps` (:func:`~._maps.draw_map`) into ``<slug>.png`` and
+:func:`write_maps` draws each map of :mod:`._decide` (:func:`~._draw.draw_map`) into ``<slug>.png`` and
 ``.pdf``, records every map with its figures' digests in ``maps.json`` (:func:`map_record`) and writes
 the page of :func:`~._page.map_page` as ``maps.md``. A figure is drawn again only when what it is
-drawn from changed (:func:`figure_key`: its data and the code that draws it) or its files did.
+drawn from changed (:func:`figure_key`: its data and the code that draws it) or its files did: an
+entry of the one content-addressed cache, :mod:`ntpnb.records._cache`.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 import math
 from collections.abc import Mapping, Sequence
@@ -16,13 +16,18 @@ from pathlib import Path
 from typing import Any
 
 from ..chapter import _plotting as plotting
-from ..chapter._outputs import atomic_write_json, atomic_write_text, file_digest, read_record
 from ..chapter._plotting import write_figure
 from ..errors import PathError
-from . import _maps as maps_module
+from ..records._cache import content_key, outputs_damage
+from ..records._files import atomic_write_json, atomic_write_text, file_digest, read_record
+from . import _draw as draw_module
+from ._boundaries import Boundary
+from ._decide import CheckMap, check_maps
+from ._draw import draw_map
 from ._grid import Grid
-from ._maps import Boundary, CheckMap, GridResults, budget_notes, check_maps, draw_map, where_it_holds
 from ._page import map_page
+from ._results import GridResults
+from ._words import budget_notes, where_it_holds
 
 #: The folder of an explore tree that holds its maps.
 MAPS_DIRNAME = "maps"
@@ -66,10 +71,9 @@ def _boundary_record(boundary: Boundary) -> dict[str, Any]:
 
 def figure_key(check_map: CheckMap, grid: Grid) -> str:
     """SHA-256 of what a map's figure is drawn from: its data and the code that draws it."""
-    digest = hashlib.sha256(json.dumps(map_record(check_map, grid), sort_keys=True, default=repr).encode())
-    for module in (maps_module.__file__, plotting.__file__):
-        digest.update(Path(module).read_bytes())
-    return digest.hexdigest()
+    data = json.dumps(map_record(check_map, grid), sort_keys=True, default=repr).encode()
+    code = (Path(module).read_bytes() for module in (draw_module.__file__, plotting.__file__))
+    return content_key(data, *code)
 
 
 def kept_figures(folder: Path) -> dict[str, list[Path]]:
@@ -85,7 +89,7 @@ def kept_figures(folder: Path) -> dict[str, list[Path]]:
     kept = {}
     for key, files in written.items():
         paths = [folder / name for name in files if Path(name).name == name]
-        if paths and all(p.is_file() and file_digest(p) == files[p.name] for p in paths):
+        if paths and outputs_damage(folder, {p.name: files[p.name] for p in paths}) is None:
             kept[key] = paths
     return kept
 

@@ -39,7 +39,6 @@ from pathlib import Path
 from typing import Any
 
 from ..chapter._domains import Domain
-from ..chapter._layout import folder_name
 from ..chapter._parameters import (
     apply_overrides,
     is_range_text,
@@ -48,6 +47,7 @@ from ..chapter._parameters import (
     split_values,
 )
 from ..errors import InvalidDataError, NTPError
+from ..records._places import folder_name
 
 #: Significant digits a range's values keep.
 RANGE_DIGITS = 6

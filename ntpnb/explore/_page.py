@@ -1,29 +1,23 @@
 """The page of a grid's maps (MyST markdown): what was explored, a summary table, then each map.
 
 The page an explore tree's book shows (``ntpnb book --run TREE``) and ``maps/maps.md``:
-:func:`map_page`. Every number on it comes from the grid's records (:mod:`._maps`).
+:func:`map_page`. Every number on it comes from the grid's records (:mod:`._decide`).
 """
 
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Mapping, Sequence
 from statistics import median
 
 from .._digits import format_number
-from ..book._verdicts import format_seeds
+from .._markdown import escape_markdown, markdown_table
+from .._text import join_words
+from ._decide import CheckMap, check_maps
 from ._grid import Grid
 from ._grid import value_text as parameter_text
-from ._maps import (
-    CheckMap,
-    GridResults,
-    boundary_summary,
-    budget_notes,
-    check_maps,
-    value_text,
-    where_it_holds,
-)
+from ._results import GridResults
+from ._words import boundary_summary, budget_notes, value_text, where_it_holds
 
 #: How a check's decision at a point is made, as the page states it (the book's rule).
 DECISION_RULE = (
@@ -33,13 +27,6 @@ DECISION_RULE = (
     "run is missing or did not complete, or where the pooled trials cannot decide. A boundary is "
     "bracketed by the grid values on either side of it."
 )
-
-_SPECIAL = re.compile(r"([\\`*_{}\[\]<>|$#~])")
-
-
-def md(text: str) -> str:
-    """``text`` with the characters MyST would read as markup escaped (in a table cell too)."""
-    return _SPECIAL.sub(r"\\\1", str(text))
 
 
 def _axes_words(results: GridResults) -> str:
@@ -63,7 +50,7 @@ def _explored(results: GridResults) -> str:
     chapter = f"chapter `{results.chapter}`" if results.chapter else "a chapter's experiment, in process"
     profile = f" at the {results.profile} profile" if results.profile else ""
     n = len(results.seeds)
-    seeds = f"seed{'s' * (n != 1)} {format_seeds(results.seeds)}"
+    seeds = f"seed{'s' * (n != 1)} {join_words(results.seeds)}"
     fixed = ", ".join(f"`{k}={parameter_text(v)}`" for k, v in sorted(results.fixed.items()))
     fixed = f"; fixed: {fixed}" if fixed else ""
     points = math.prod(results.grid.shape())
@@ -77,15 +64,15 @@ def _number(value: float) -> str:
     return format_number(value, 3)
 
 
-def _point_rows(check_map: CheckMap, grid: Grid) -> list[str]:
+def _point_table(check_map: CheckMap, grid: Grid) -> str:
     """A table of a map's numbers: each point's median, range, passing seeds and decision."""
     names = [a.name for a in grid.axes]
     head = [*names, "median", "range over the seeds", "passes at", "decision"]
-    rows = ["| " + " | ".join(md(h) for h in head) + " |", "|" + "---|" * len(head)]
+    rows = []
     words = {True: "holds", False: "fails", None: "undecided"}
     for key, decision in check_map.holds.items():
         values = check_map.values[key]
-        point = [md(value_text(axis, v)) for axis, v in zip(grid.axes, key, strict=True)]
+        point = [escape_markdown(value_text(axis, v)) for axis, v in zip(grid.axes, key, strict=True)]
         if values:
             passed = round(check_map.share[key] * len(values))
             low, high = _number(min(values)), _number(max(values))
@@ -93,8 +80,8 @@ def _point_rows(check_map: CheckMap, grid: Grid) -> list[str]:
             cells = [_number(median(values)), spread, f"{passed} of {len(values)} seeds"]
         else:
             cells = ["", "", "not made"]
-        rows.append("| " + " | ".join([*point, *cells, words[decision]]) + " |")
-    return rows
+        rows.append([*point, *cells, words[decision]])
+    return markdown_table([escape_markdown(h) for h in head], rows)
 
 
 def _caption(check_map: CheckMap, grid: Grid, n_seeds: int) -> str:
@@ -112,14 +99,15 @@ def _caption(check_map: CheckMap, grid: Grid, n_seeds: int) -> str:
             "across undecided cells)."
         )
     return (
-        f"{md(check_map.label)} {md(check_map.what)}, required {md(check_map.required)} "
-        f"({check_map.basis}). {drawn} It {md(where_it_holds(check_map, grid))}; "
-        f"{md(boundary_summary(check_map, grid))}."
+        f"{escape_markdown(check_map.label)} {escape_markdown(check_map.what)}, "
+        f"required {escape_markdown(check_map.required)} "
+        f"({check_map.basis}). {drawn} It {escape_markdown(where_it_holds(check_map, grid))}; "
+        f"{escape_markdown(boundary_summary(check_map, grid))}."
     )
 
 
 def _map_section(index: int, check_map: CheckMap, results: GridResults, figure: str | None) -> list[str]:
-    lines = [f"## {index}. {md(check_map.label)}: {md(check_map.what)}", ""]
+    lines = [f"## {index}. {escape_markdown(check_map.label)}: {escape_markdown(check_map.what)}", ""]
     caption = _caption(check_map, results.grid, len(results.seeds))
     if figure:
         alt = (
@@ -136,7 +124,25 @@ def _map_section(index: int, check_map: CheckMap, results: GridResults, figure: 
         ]
     else:
         lines.append(caption)
-    return [*lines, "", *_point_rows(check_map, results.grid), ""]
+    return [*lines, "", _point_table(check_map, results.grid), ""]
+
+
+def _summary_table(results: GridResults, maps: Sequence[CheckMap]) -> str:
+    """The table summing up every map: its check, what it requires, where it holds, its boundary."""
+    rows = [
+        [
+            escape_markdown(cell)
+            for cell in (
+                m.label,
+                m.what,
+                m.required,
+                where_it_holds(m, results.grid),
+                boundary_summary(m, results.grid),
+            )
+        ]
+        for m in maps
+    ]
+    return markdown_table(["claim", "what", "required", "where it holds", "boundary"], rows)
 
 
 def map_page(results: GridResults, figures: Mapping[str, str], maps: Sequence[CheckMap] | None = None) -> str:
@@ -144,33 +150,20 @@ def map_page(results: GridResults, figures: Mapping[str, str], maps: Sequence[Ch
 
     ``figures``: each map's figure (a path relative to the page) by its :attr:`CheckMap.slug`;
     a map without one is shown by its caption and numbers. ``maps``: the results'
-    :func:`~ntpnb.explore._maps.check_maps`, where the caller has them already.
+    :func:`~ntpnb.explore._decide.check_maps`, where the caller has them already.
     """
     maps = check_maps(results) if maps is None else maps
-    lines = [f"# {md(_heading(results))}", "", _explored(results), "", DECISION_RULE, ""]
+    lines = [f"# {escape_markdown(_heading(results))}", "", _explored(results), "", DECISION_RULE, ""]
     if results.notes:
         lines += ["Runs not counted (their points are undecided):", ""]
-        lines += [f"- {md(note)}" for note in results.notes] + [""]
+        lines += [f"- {escape_markdown(note)}" for note in results.notes] + [""]
     if not maps:
         lines += ["No run of this grid made a check.", ""]
         return "\n".join(lines)
-    lines += [
-        "| claim | what | required | where it holds | boundary |",
-        "|---|---|---|---|---|",
-    ]
-    for m in maps:
-        cells = (
-            m.label,
-            m.what,
-            m.required,
-            where_it_holds(m, results.grid),
-            boundary_summary(m, results.grid),
-        )
-        lines.append("| " + " | ".join(md(c) for c in cells) + " |")
-    lines.append("")
+    lines += [_summary_table(results, maps), ""]
     if budget := budget_notes(results, maps):
         lines += ["Where a failure may be the budget, not the claim:", ""]
-        lines += [f"- {md(note)}" for note in budget] + [""]
+        lines += [f"- {escape_markdown(note)}" for note in budget] + [""]
     for index, m in enumerate(maps, 1):
         lines += _map_section(index, m, results, figures.get(m.slug))
     return "\n".join(lines)

@@ -21,7 +21,7 @@ import scipy
 from .. import settings
 from .._linalg import accurate_dots, nonzero_count, rank_floor, thin_svd
 from ..errors import NotCompatibleError, RankAmbiguousError, ScaleError, SolverError
-from ._constraints import context_scales, ntp_constraints
+from ._constraints import NTPConstraints, context_scales, ntp_constraints
 from ._ntp_data import NTPData, cached_per_data, normalized, unambiguous
 from ._subspace import EQUALITY_WHAT, equality_operator, normalized_f_decomposition, uses_dense_f
 
@@ -29,16 +29,16 @@ from ._subspace import EQUALITY_WHAT, equality_operator, normalized_f_decomposit
 _Compatibility = tuple[np.ndarray | None, float]
 
 
-def _compat_tolerance(data: NTPData) -> float:
-    return settings.COMPAT_RTOL * max(1.0, float(np.linalg.norm(ntp_constraints(data).eq_rhs)))
+def _compat_tolerance(pairs: NTPConstraints) -> float:
+    """The tolerance of the residual of (4): :data:`~ntpnb.settings.COMPAT_RTOL` relative to ``||b||``."""
+    return settings.COMPAT_RTOL * max(1.0, float(np.linalg.norm(pairs.eq_rhs)))
 
 
-def _accurate_residual(data: NTPData, w: np.ndarray) -> tuple[float, float]:
+def _accurate_residual(pairs: NTPConstraints, w: np.ndarray) -> tuple[float, float]:
     """``||G w - b||`` of (4) evaluated as if in twice the precision, and a rigorous bound on its error."""
-    pairs = ntp_constraints(data)
-    W = np.reshape(w, (data.V, data.d))
+    W = np.reshape(w, (pairs.P.shape[1], pairs.H.shape[1]))
     b = np.asarray(pairs.eq_rhs, dtype=float)
-    Hj = data.H[pairs.eq_context]
+    Hj = pairs.H[pairs.eq_context]
     X = np.hstack([Hj, -Hj, -b[:, None]])
     Y = np.hstack([W[pairs.eq_token], W[pairs.anchors[pairs.eq_context]], np.ones((b.size, 1))])
     residuals, bounds = accurate_dots(X, Y)
@@ -48,20 +48,19 @@ def _accurate_residual(data: NTPData, w: np.ndarray) -> tuple[float, float]:
     return (value, bound) if np.isfinite(value) and np.isfinite(bound) else (np.inf, np.inf)
 
 
-def _checked_residual(data: NTPData, w: np.ndarray, tol: float) -> tuple[float, float]:
+def _checked_residual(pairs: NTPConstraints, w: np.ndarray, tol: float) -> tuple[float, float]:
     """``||G w - b||`` and an upper bound on its exact value, as cheaply as comparing with ``tol`` allows.
 
     The plain evaluation with the rounding bound ``2 (2d + 1) eps (|G| |w| + |b|)`` first, else
     :func:`_accurate_residual`.
     """
-    pairs = ntp_constraints(data)
     G, b = pairs.eq, np.asarray(pairs.eq_rhs, dtype=float)
     with np.errstate(over="ignore", invalid="ignore"):
-        rounding = 2 * (2 * data.d + 1) * settings.FLOAT64_EPS * (abs(G) @ np.abs(w) + np.abs(b))
+        rounding = 2 * (2 * pairs.H.shape[1] + 1) * settings.FLOAT64_EPS * (abs(G) @ np.abs(w) + np.abs(b))
         value, bound = float(np.linalg.norm(G @ w - b)), float(np.linalg.norm(rounding))
     if np.isfinite(value + bound) and (value + bound <= tol or value - bound > tol):
         return value, value + bound
-    value, bound = _accurate_residual(data, w)
+    value, bound = _accurate_residual(pairs, w)
     return value, value + bound
 
 
@@ -79,9 +78,7 @@ def _candidate(data: NTPData, b: np.ndarray) -> tuple[np.ndarray | None, str]:
     return w, found
 
 
-def _unresolved(
-    data: NTPData, G: scipy.sparse.csr_matrix, b: np.ndarray
-) -> tuple[np.ndarray, np.ndarray, int, float, float]:
+def _unresolved(pairs: NTPConstraints) -> tuple[np.ndarray, np.ndarray, int, float, float]:
     """``(U, s, k, outside, rounding)`` of the row-normalized equations of (4).
 
     The rows of (4) divided by their context's scale (the same solutions, no row hidden by
@@ -89,36 +86,35 @@ def _unresolved(
     ``s``, the ``k`` singular values float64 resolves, ``c ||b_n||`` (the log-odds outside them) and
     the rounding bound of that norm.
     """
-    scales = context_scales(data.H)[ntp_constraints(data).eq_context]
-    U, s, _ = thin_svd(G.toarray() / scales[:, None], EQUALITY_WHAT)
-    b_c = np.asarray(b, dtype=float) * (float(scales.min()) / scales)
+    scales = context_scales(pairs.H)[pairs.eq_context]
+    U, s, _ = thin_svd(pairs.eq.toarray() / scales[:, None], EQUALITY_WHAT)
+    b_c = np.asarray(pairs.eq_rhs, dtype=float) * (float(scales.min()) / scales)
     k = nonzero_count(s, U.shape)
     outside = float(np.linalg.norm(b_c - U[:, :k] @ (U[:, :k].T @ b_c)))  # c ||b_n||, unresolved part
     rounding = 2 * U.shape[0] * settings.FLOAT64_EPS * float(np.linalg.norm(b_c))
     return U, s, k, outside, rounding
 
 
-def _decide_dense(data: NTPData) -> _Compatibility | str:
+def _decide_dense(data: NTPData, pairs: NTPConstraints) -> _Compatibility | str:
     """The decision of (4) from dense SVDs of its matrix (the module docstring).
 
     With ``b_n`` the part of the row-normalized log-odds outside the resolved singular
     directions, every ``W`` has ``||G w - b|| >= c (||b_n|| - sigma ||w||)`` (``c`` the smallest
     row scale, ``sigma`` below the resolution): where ``c ||b_n||`` exceeds the tolerance, only a
-    ``W`` beyond float64's resolution could solve (4).
+    ``W`` beyond float64's resolution could solve (4). ``pairs``: the constraints of ``data``.
     """
-    tol = _compat_tolerance(data)
-    pairs = ntp_constraints(data)
+    tol = _compat_tolerance(pairs)
     G, b = pairs.eq, pairs.eq_rhs
     if G.shape[0] == 0:  # every support is a single token: no equation, W* = 0
         return np.zeros(data.V * data.d), 0.0
     w, found = _candidate(data, b)
     if w is not None:
-        value, verified = _checked_residual(data, w, tol)
+        value, verified = _checked_residual(pairs, w, tol)
         if verified <= tol:
             return w, value
         found = f"the candidate W* at dim F leaves a residual of (4) of {verified:.3g} (rounding included) "
         found += f"against the tolerance {tol:.3g}"
-    U, s, k, outside, rounding = _unresolved(data, G, b)
+    U, s, k, outside, rounding = _unresolved(pairs)
     if outside - rounding > tol:
         residual = outside if w is None else float(np.linalg.norm(G @ w - b))
         return None, max(residual, outside)
@@ -133,10 +129,10 @@ def _decide_dense(data: NTPData) -> _Compatibility | str:
     )
 
 
-def _solve_lsqr(data: NTPData) -> tuple[np.ndarray, float]:
+def _solve_lsqr(data: NTPData, pairs: NTPConstraints) -> tuple[np.ndarray, float]:
     """``vec(W*)`` and the residual of (4) by LSQR from zero (it stays in F); SolverError at its limit."""
     op = equality_operator(data)
-    b = np.asarray(ntp_constraints(data).eq_rhs, dtype=float)
+    b = np.asarray(pairs.eq_rhs, dtype=float)
     tol = settings.F_LSQR_TOL
     w, istop, itn = scipy.sparse.linalg.lsqr(op, b, atol=tol, btol=tol, iter_lim=settings.F_LSQR_MAX_ITER)[:3]
     if istop == 7:
@@ -150,10 +146,11 @@ def _solve_lsqr(data: NTPData) -> tuple[np.ndarray, float]:
 @cached_per_data
 def _compatibility(data: NTPData) -> _Compatibility | str:
     """The decision of (4) for normalized data (cached, an ambiguity too): dense SVD, else LSQR."""
+    pairs = ntp_constraints(data)
     if uses_dense_f(data):
-        return _decide_dense(data)
-    w, residual = _solve_lsqr(data)
-    return (w if residual <= _compat_tolerance(data) else None), residual
+        return _decide_dense(data, pairs)
+    w, residual = _solve_lsqr(data, pairs)
+    return (w if residual <= _compat_tolerance(pairs) else None), residual
 
 
 def compatibility_residual(data: NTPData) -> float:
@@ -210,9 +207,10 @@ def _solution(data: NTPData, norm: NTPData, scale: float) -> np.ndarray:
     """
     w, residual = unambiguous(_compatibility(norm))
     if w is None:
+        tol = _compat_tolerance(ntp_constraints(norm))
         raise NotCompatibleError(
             "the data are not NTP_H-compatible: the compatibility equations (4) have "
-            f"least-squares residual {residual:.3g} (tolerance {_compat_tolerance(norm):.3g})"
+            f"least-squares residual {residual:.3g} (tolerance {tol:.3g})"
         )
     with np.errstate(over="ignore"):
         W = w.reshape(data.V, data.d) / scale

@@ -9,10 +9,11 @@ iterations, the quantities of Lemma 2 and Theorem 2 (the panels of Figs. 1, 4 an
 * ``norm``: ``||W_k||_F``;
 * ``corr``: ``<W_k, W^mm> / (||W_k|| ||W^mm||)``;
 * ``corr_corrected``: the same for ``W_k - W*`` (the iterate with its finite part removed);
-* ``dist_F``: ``||P_F(W_k) - W*||_F``.
+* ``dist_F``: ``||P_F(W_k) - W*||_F``;
+* ``iterates``: ``W_k`` itself, where asked (``keep_iterates``).
 
-``W*``, ``W^mm`` and the basis of F are computed once per data set (:func:`limits`). The steps
-run in :func:`ntpnb.linear._descent.run_decoder`'s compiled loops.
+``W*``, ``W^mm`` and the basis of F are computed once per data set (:func:`limits`) and handed
+to each run on it. The steps run in the compiled loops of :mod:`ntpnb.linear._descent`.
 """
 
 from __future__ import annotations
@@ -26,8 +27,8 @@ from numpy.typing import ArrayLike
 from .. import _optim as optim
 from .._validation import as_generator
 from ._compatibility import finite_solution
-from ._descent import run_decoder
-from ._loss import ce_loss, entropy, kl_divergence
+from ._descent import checked_run, descend
+from ._loss import ce_loss, decoder_logits, entropy, logit_divergence
 from ._max_margin import ntp_svm
 from ._ntp_data import NTPData, require_data
 from ._subspace import f_decomposition
@@ -74,7 +75,9 @@ def tracker(data: NTPData, lim: Limits, *, keep_iterates: bool = False) -> Calla
     """The record callable of :func:`ntpnb._optim.run`: the quantities of the module docstring.
 
     Works on ``W`` of shape ``(..., V, d)``; each value has the batch shape ``(...)``. With
-    ``keep_iterates`` it records the iterate itself as ``"W"`` too (for small problems).
+    ``keep_iterates`` it records the iterate itself as ``"iterates"`` too (for small problems).
+    ``W`` is a run's iterate, which the run checked (finite, float64, of the data's shape): the
+    record does not check it again.
     """
     B = lim.basis
     star_coef = B @ lim.W_star.ravel()
@@ -83,7 +86,8 @@ def tracker(data: NTPData, lim: Limits, *, keep_iterates: bool = False) -> Calla
     def record(W: Array) -> dict:
         batch = W.shape[:-2]
         flat = W.reshape((*batch, -1))
-        kl = np.array([kl_divergence(data, Wi) for Wi in W.reshape((-1, *W.shape[-2:]))]).reshape(batch)
+        trials = W.reshape((-1, *W.shape[-2:]))
+        kl = np.array([logit_divergence(data, decoder_logits(data, Wi)) for Wi in trials]).reshape(batch)
         norm = np.linalg.norm(flat, axis=-1)
         D = W - W_star
         corrected = np.sum(D * mm_unit, axis=(-2, -1)) / np.linalg.norm(D.reshape((*batch, -1)), axis=-1)
@@ -96,7 +100,7 @@ def tracker(data: NTPData, lim: Limits, *, keep_iterates: bool = False) -> Calla
             "dist_F": np.linalg.norm(flat @ B.T - star_coef, axis=-1),
         }
         if keep_iterates:
-            out["W"] = W
+            out["iterates"] = W
         return out
 
     return record
@@ -126,13 +130,13 @@ def train(
     optimizer: optim.Optimizer,
     n_iter: int,
     *,
+    lim: Limits,
     W0: ArrayLike | None = None,
     seed: int | np.random.Generator = 0,
     n_records: int = optim.DEFAULT_RECORD_POINTS,
     record_at: ArrayLike | None = None,
     batch_size: int | None = None,
     sampling: str = "sequences",
-    lim: Limits | None = None,
     keep_iterates: bool = False,
     progress: optim.ProgressHook | None = None,
 ) -> optim.Trace:
@@ -142,6 +146,8 @@ def train(
     ----------
     data
         An NTP_H-compatible, NTP-separable training set.
+    lim
+        Its :func:`limits`, computed once per data set and handed to each run on it.
     W0
         Initial decoder, ``(V, d)`` or ``(..., V, d)`` for independent trials (leading batch
         axes). Default: LeCun normal initialization (std ``1/sqrt(d)``) from ``seed``, as in
@@ -153,41 +159,26 @@ def train(
     batch_size, sampling
         Stochastic gradients with this many samples per step, of a kind of
         :data:`~ntpnb.linear._descent.SAMPLING_KINDS`; None (default) uses the full-batch gradient.
-    lim
-        Precomputed :func:`limits` of ``data`` (to share between runs); computed if None.
     keep_iterates, progress
         As in :func:`tracker` and :func:`ntpnb._optim.run`.
 
     Returns
     -------
     Trace
-        ``trace[name]`` for each quantity of the module docstring (and ``"W"``), ``trace.W`` the final
-        iterate.
+        each quantity of the module docstring as an attribute (``trace.dist_F``, ``trace.iterates``),
+        ``trace.W`` the final iterate.
 
     Raises
     ------
     InvalidDataError
         If ``data`` is not an :class:`NTPData`, on a bad ``seed``, or as
         :func:`~ntpnb.linear._descent.run_decoder` (``W0``, optimizer and sampling settings).
-    NotCompatibleError, NotSeparableError
-        If Theorem 2 does not apply to ``data``.
     """
     require_data(data)
     rng = as_generator(seed)
     if W0 is None:
         W0 = optim.lecun_init((data.V, data.d), fan_in=data.d, seed=rng)
-    record = tracker(data, limits(data) if lim is None else lim, keep_iterates=keep_iterates)
     if record_at is None:
         record_at = optim.log_grid(n_iter, n_records)
-    return run_decoder(
-        data,
-        optimizer,
-        n_iter,
-        W0,
-        record=record,
-        record_at=record_at,
-        batch_size=batch_size,
-        sampling=sampling,
-        seed=rng,
-        progress=progress,
-    )
+    run = checked_run(data, optimizer, n_iter, W0, batch_size=batch_size, sampling=sampling, seed=rng)
+    return descend(run, tracker(data, lim, keep_iterates=keep_iterates), record_at, progress)

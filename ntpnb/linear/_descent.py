@@ -12,6 +12,7 @@ gets alone.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -114,22 +115,91 @@ def _checked_batch(batch_size: int | None, sampling: str) -> int | None:
     return as_count(batch_size, "batch_size")
 
 
-def _form(
+@dataclass(frozen=True, eq=False)
+class DecoderRun:
+    """The settings of one run of the linear decoder, each checked once: what the compiled loops trust.
+
+    Made by :func:`checked_run`; :func:`descend` takes the steps.
+    """
+
+    #: The training set (an :class:`NTPData`).
+    data: NTPData
+    optimizer: optim.Optimizer
+    n_iter: int
+    #: The initial iterates, a writable C-ordered float64 array ``(trials, V, d)``.
+    W: Array
+    #: The leading (batch) axes of ``W0``, whose trials ``W`` lays out in one axis.
+    batch_shape: tuple[int, ...]
+    #: Samples a step of a stochastic gradient (None: the full-batch gradient).
+    batch_size: int | None
+    sampling: str
+    rng: np.random.Generator
+
+
+def checked_run(
     data: NTPData,
-    W: np.ndarray,
     optimizer: optim.Optimizer,
-    batch_size: int | None,
-    rng: np.random.Generator,
-    sampling: str,
-) -> _LogitForm | _WeightForm:
+    n_iter: int,
+    W0: ArrayLike,
+    *,
+    batch_size: int | None = None,
+    sampling: str = "sequences",
+    seed: int | np.random.Generator = 0,
+) -> DecoderRun:
+    """The settings of :func:`run_decoder` checked, for ``data`` its caller checked (an :class:`NTPData`).
+
+    Raises
+    ------
+    InvalidDataError
+        As :func:`run_decoder`, on bad settings or ``W0``.
+    """
+    W, n_iter = optim.check_run(optimizer, W0, n_iter, shape=(data.V, data.d), batch_ndim=None)
+    batch_size = _checked_batch(batch_size, sampling)
+    rng = as_generator(seed)
+    trials = np.ascontiguousarray(W.reshape(-1, data.V, data.d))
+    return DecoderRun(data, optimizer, n_iter, trials, W.shape[:-2], batch_size, sampling, rng)
+
+
+def _form(run: DecoderRun) -> _LogitForm | _WeightForm:
     """The representation the run steps in: the logit form where it is the smaller state, else the weights.
 
     GD and normalized GD (rules without moments) move ``W`` along the rows of ``H``: for
     ``m <= d`` the logits are the smaller state.
     """
-    if batch_size is None and not optimizer.rule.moments and data.m <= data.d:
-        return _LogitForm(data, W, optimizer)
-    return _WeightForm(data, W, optimizer, batch_size, rng, sampling)
+    data, optimizer = run.data, run.optimizer
+    if run.batch_size is None and not optimizer.rule.moments and data.m <= data.d:
+        return _LogitForm(data, run.W, optimizer)
+    return _WeightForm(data, run.W, optimizer, run.batch_size, run.rng, run.sampling)
+
+
+def descend(
+    run: DecoderRun,
+    record: Callable[[Array], Mapping[str, Array | float]] | None = None,
+    record_at: ArrayLike | None = None,
+    progress: optim.ProgressHook | None = None,
+) -> optim.Trace:
+    """Take the steps of ``run`` in the compiled loops, recording as :func:`ntpnb._optim.run` records.
+
+    Raises
+    ------
+    InvalidDataError, SolverError
+        As :func:`run_decoder`.
+    """
+    shape = (*run.batch_shape, run.data.V, run.data.d)
+    recorder = optim.Recorder(run.n_iter, record, record_at, run.optimizer.label(), progress)
+    form = _form(run)
+    chunk = max(1, settings.DESCENT_CHUNK_MACS // max(1, form.macs_per_step))
+
+    def current() -> Array:
+        return read_only_view(form.iterate().reshape(shape))
+
+    def advance(k: int, n: int) -> None:
+        status, step, trial = form.advance(n)
+        if status != optim.OK:
+            raise optim.gradient_error(status, k + step, trial, run.batch_shape)
+
+    recorder.drive(advance, current, chunk)
+    return recorder.trace(form.iterate().reshape(shape))
 
 
 def run_decoder(
@@ -174,25 +244,8 @@ def run_decoder(
         As :func:`ntpnb._optim.run`.
     """
     require_data(data)
-    W, n_iter = optim.check_run(optimizer, W0, n_iter, shape=(data.V, data.d), batch_ndim=None)
-    batch_size = _checked_batch(batch_size, sampling)
-    rng = as_generator(seed)
-    batch_shape = W.shape[:-2]
-    W = np.ascontiguousarray(W.reshape(-1, data.V, data.d))
-    recorder = optim.Recorder(n_iter, record, record_at, optimizer.label(), progress)
-    form = _form(data, W, optimizer, batch_size, rng, sampling)
-    chunk = max(1, settings.DESCENT_CHUNK_MACS // max(1, form.macs_per_step))
-
-    def current() -> Array:
-        return read_only_view(form.iterate().reshape(*batch_shape, data.V, data.d))
-
-    def advance(k: int, n: int) -> None:
-        status, step, trial = form.advance(n)
-        if status != optim.OK:
-            raise optim.gradient_error(status, k + step, trial, batch_shape)
-
-    recorder.drive(advance, current, chunk)
-    return recorder.trace(form.iterate().reshape(*batch_shape, data.V, data.d))
+    run = checked_run(data, optimizer, n_iter, W0, batch_size=batch_size, sampling=sampling, seed=seed)
+    return descend(run, record, record_at, progress)
 
 
 def compile_kernels() -> None:

@@ -25,7 +25,17 @@ def logits(data: NTPData, W: ArrayLike) -> np.ndarray:
         If ``data`` is not :class:`NTPData`, ``W`` has the wrong shape or non-finite entries,
         or the logits overflow.
     """
-    W = check_decoder(data, W)
+    return decoder_logits(data, check_decoder(data, W))
+
+
+def decoder_logits(data: NTPData, W: np.ndarray) -> np.ndarray:
+    """:func:`logits` of a decoder already checked for ``data`` (a finite float64 ``(V, d)`` array).
+
+    Raises
+    ------
+    InvalidDataError
+        If the logits overflow.
+    """
     with np.errstate(over="ignore", invalid="ignore"):
         L = data.H @ W.T
     if not np.all(np.isfinite(L)):
@@ -129,7 +139,17 @@ def kl_divergence(data: NTPData, W: ArrayLike) -> float:
         On a bad ``data`` or ``W`` (see :func:`logits`), or if the divergence exceeds the float64
         range.
     """
-    L = logits(data, W)
+    return logit_divergence(data, logits(data, W))
+
+
+def logit_divergence(data: NTPData, L: np.ndarray) -> float:
+    """:func:`kl_divergence` from the logits ``L`` ``(m, V)`` of a decoder (:func:`decoder_logits`).
+
+    Raises
+    ------
+    InvalidDataError
+        If the divergence exceeds the float64 range.
+    """
     mask = data.support_mask
     # in-support part: log-softmax restricted to S_j, from logits shifted by their max on S_j
     max_in = np.where(mask, L, -np.inf).max(axis=1)

@@ -26,14 +26,14 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from ..chapter._layout import FIGURES_VAR
-from ..chapter._outputs import atomic_path
 from ..chapter._progress import PROGRESS_FILE_VAR
 from ..errors import NTPError
+from ..records._files import atomic_path
+from ..records._places import FIGURES_VAR
+from ..records._run import ChapterRun, PlannedRun, failed_run
 from ..settings import STOP_CHECK_SECONDS
-from ._choice import NotebookRun
 from ._display import Display
-from ._execute import RunResult, failed_result, run_notebook
+from ._execute import run_notebook
 from ._jupyter_kernel import RUN_FOLDER_PREFIX, RUN_MARKER
 from ._workers import STOP_SIGNALS, end_processes, kernel_variables, orphan_watchdog, signals_handled
 
@@ -47,7 +47,7 @@ class LostRunError(NTPError):
     """A task's process ended without a result: the work is lost, and Dask runs the task again."""
 
 
-def run_task(run: NotebookRun, mark: str) -> RunResult:
+def run_task(run: PlannedRun, mark: str) -> ChapterRun:
     """One Dask task: run ``run`` in a process of its own (:func:`_remote`), marked ``mark``; its result."""
     with tempfile.TemporaryDirectory(prefix=RUN_FOLDER_PREFIX, ignore_cleanup_errors=True) as folder:
         result_file = Path(folder) / "result.pickle"
@@ -88,9 +88,9 @@ def _remote(result_file: str) -> None:
 
 
 def run_on_dask(
-    pending: Sequence[NotebookRun],
+    pending: Sequence[PlannedRun],
     address: str,
-    report: Callable[[RunResult], None],
+    report: Callable[[ChapterRun], None],
     mark: str,
     display: Display,
 ) -> bool:
@@ -152,9 +152,7 @@ def _dask_client(address: str) -> tuple[Any, Any]:
     return distributed, client
 
 
-def _submit(
-    client: Any, pending: Sequence[NotebookRun], mark: str, display: Display
-) -> dict[Any, NotebookRun]:
+def _submit(client: Any, pending: Sequence[PlannedRun], mark: str, display: Display) -> dict[Any, PlannedRun]:
     """Submit each run of ``pending`` to ``client`` as a task (retried); return future -> run."""
     futures = {}
     for run in pending:
@@ -164,10 +162,10 @@ def _submit(
     return futures
 
 
-def _task_result(future: Any, run: NotebookRun) -> RunResult:
+def _task_result(future: Any, run: PlannedRun) -> ChapterRun:
     """The result of the finished task ``future`` of ``run``; a failed result if the task failed."""
     try:
         return future.result()
     except Exception as exc:  # lost at every attempt, or on every worker Dask tried
         attempts = f"{TASK_RETRIES + 1} attempts" if isinstance(exc, LostRunError) else "Dask"
-        return failed_result(run, f"TaskFailed ({attempts}): {type(exc).__name__}: {exc}")
+        return failed_run(run, f"TaskFailed ({attempts}): {type(exc).__name__}: {exc}")

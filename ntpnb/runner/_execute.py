@@ -1,8 +1,8 @@
 """Execute one notebook: Jupytext source -> papermill (with its parameters) -> executed ``.ipynb``.
 
-Its outputs are moved into place when it ran to its end (:func:`~ntpnb.chapter._outputs.promote`),
+Its outputs are moved into place when it ran to its end (:func:`~ntpnb.records._staging.promote`),
 even if claim checks failed. A failure is described in one line
-(:func:`~ntpnb.chapter._outputs.describe_failure`), never raised.
+(:func:`~ntpnb.records._staging.describe_failure`), never raised.
 """
 
 from __future__ import annotations
@@ -13,88 +13,21 @@ import shutil
 import time
 from collections.abc import Callable
 from contextlib import suppress
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from .._compiled import cache_state
 from .._jupyter_imports import import_jsonschema_without_iri_grammar
-from ..chapter._claims import ChapterRecord, load_chapter_record
-from ..chapter._layout import OutputLayout
-from ..chapter._outputs import (
-    Manifest,
-    atomic_write_text,
-    describe_failure,
-    keep_failure,
-    manifest_path,
-    output_digests,
-    promote,
-    source_commit,
-    staging_layout,
-    write_manifest,
-)
 from ..chapter._sources import source_changes
 from ..errors import PathError
-from ._choice import Labelled, NotebookRun, complete_record
+from ..records._cache import output_digests
+from ..records._commit import source_commit
+from ..records._files import atomic_write_text
+from ..records._manifest import Manifest, manifest_path, write_manifest, written_figures
+from ..records._places import OutputTree
+from ..records._run import ChapterRun, PlannedRun, complete_run, completed_run, failed_run, load_chapter_run
+from ..records._staging import describe_failure, keep_failure, promote, staging_tree
 from ._jupyter_kernel import KERNEL_NAME, IPCKernelManager
-
-
-@dataclass(frozen=True)
-class RunResult(Labelled):
-    """Outcome of executing one notebook at one seed.
-
-    ``ok`` means it ran to its end with every check passing; ``completed`` that it ran to its
-    end (its outputs are in place), though the checks of ``failed_checks`` (one line each:
-    :attr:`~ntpnb.chapter._claims.Check.failure`) failed.
-    """
-
-    name: str
-    ok: bool
-    seconds: float
-    executed: Path | None  # for a failure, the kept executed copy (None when none could be kept)
-    error: str | None = None
-    cached: bool = False  # not executed: unchanged since its last run to its end
-    seed: int | None = None  # the seed it ran at (None: the notebook has no seed parameter)
-    sweep: bool = False  # a further seed of the sweep, not the book's
-    completed: bool = False
-    failed_checks: tuple[str, ...] = ()
-    point: str = ""  # the point of an explore's grid it ran at ("" for none)
-    #: numba compiled kernels while it ran (:func:`~ntpnb._compiled.cache_state`): its time includes that.
-    compiled: bool = False
-
-    def __post_init__(self) -> None:
-        if self.ok:  # ran to its end: ok implies completed
-            object.__setattr__(self, "completed", True)
-
-
-def completed_result(
-    run: NotebookRun,
-    record: ChapterRecord,
-    seconds: float = 0.0,
-    cached: bool = False,
-    compiled: bool = False,
-) -> RunResult:
-    """The result of ``run``, which ran to its end and wrote ``record`` (``cached``: in an earlier run).
-
-    ``compiled``: numba compiled kernels while it ran.
-    """
-    failed = tuple(c.failure for c in record.failed)
-    error = f"{len(failed)} of {len(record.checks)} checks failed" if failed else None
-    return RunResult(
-        run.name,
-        not failed,
-        seconds,
-        run.executed,
-        error,
-        cached,
-        run.seed,
-        run.sweep,
-        True,
-        failed,
-        run.point,
-        compiled,
-    )
-
 
 #: A function told each code cell as it starts: its number (from 1) and how many there are.
 CellStarted = Callable[[int, int], None]
@@ -139,10 +72,10 @@ def _reporting_engine() -> str:
     return REPORTING_ENGINE
 
 
-def run_notebook(run: NotebookRun, cell_started: CellStarted | None = None) -> RunResult:
+def run_notebook(run: PlannedRun, cell_started: CellStarted | None = None) -> ChapterRun:
     """Execute ``run`` with papermill; on success move its outputs into place.
 
-    A failure keeps the previous outputs and puts the failed copy and a record in ``run.layout.failed``;
+    A failure keeps the previous outputs and puts the failed copy and a record in ``run.tree.failed``;
     any failure is a failed result, never raised.
     """
     try:
@@ -150,30 +83,30 @@ def run_notebook(run: NotebookRun, cell_started: CellStarted | None = None) -> R
         import jupytext  # noqa: F401  (loaded before anything is staged; _execute uses them)
         import papermill  # noqa: F401
 
-        layout, executed = run.layout, run.executed
-        stage = staging_layout(layout, run.name)
+        layout, executed = run.tree, run.executed
+        stage = staging_tree(layout, run.notebook)
         staged = stage.notebooks / executed.name
         start, kernels = time.perf_counter(), cache_state()
         failure = _execute(run, stage, staged, cell_started)
         seconds, compiled = time.perf_counter() - start, cache_state() != kernels
-        record = complete_record(run, stage.claims)
+        record = complete_run(run, stage.claims)
         if failure is not None and (record is None or getattr(failure, "ename", None) != "ClaimCheckError"):
             return _failed(run, stage, seconds, describe_failure(failure, staged, layout.root))
         if record is None:  # every cell ran, yet the record is not complete
             error = "IncompleteRecord: the chapter ended without ClaimLog.conclude() in its last cell"
             return _failed(run, stage, seconds, error)
         try:
-            _put_in_place(run, stage, record, seconds)
+            figures = _put_in_place(run, stage, record, seconds)
         except Exception as exc:  # the outputs are not in place, or the next run cannot know they are
             return _failed(run, stage, seconds, describe_failure(exc, staged, layout.root))
         shutil.rmtree(stage.root, ignore_errors=True)
-        return completed_result(run, record, seconds, compiled=compiled)
+        return completed_run(run, record, seconds, compiled=compiled, figures=figures)
     except Exception as exc:  # a failure it did not report (a bug): a failed result too
-        return failed_result(run, describe_failure(exc, outputs=run.layout.root))
+        return failed_run(run, describe_failure(exc, outputs=run.tree.root))
 
 
 def _execute(
-    run: NotebookRun, stage: OutputLayout, staged: Path, cell_started: CellStarted | None
+    run: PlannedRun, stage: OutputTree, staged: Path, cell_started: CellStarted | None
 ) -> Exception | None:
     """Execute ``run``'s source with papermill into ``staged`` (in the staging tree ``stage``).
 
@@ -206,39 +139,35 @@ def _execute(
     return None
 
 
-def _put_in_place(run: NotebookRun, stage: OutputLayout, record: ChapterRecord, seconds: float) -> None:
-    """Move a completed run's staged outputs into its tree, then write its manifest.
+def _put_in_place(run: PlannedRun, stage: OutputTree, record: ChapterRun, seconds: float) -> tuple[str, ...]:
+    """Move a completed run's staged outputs into its tree, then write its manifest; the figures it wrote.
 
     The record is rewritten with every parameter the run was given; the manifest says the run's
     cache key, parameters, time, the outputs' digests and the commit of its sources (with what its
     chapter's source changed, if it was not as committed).
     """
-    claims = stage.claims / f"{run.name}.json"
+    claims = stage.claims / f"{run.notebook}.json"
     if claims.exists():  # the record says every parameter the run was given
         record = dataclasses.replace(record, parameters=dict(run.parameters))
         atomic_write_text(claims, record.dump())
-    digests = output_digests(run.layout.root, promote(stage, run.layout, run.executed))
+    digests = output_digests(run.tree.root, promote(stage, run.tree, run.executed))
     project = run.source.parents[1]  # the project of notebooks/<name>.md
     commit = dataclasses.replace(source_commit(project), changes=source_changes(run.source))
     write_manifest(
         run.executed, Manifest(run.key, dict(run.parameters), seconds, digests, run.package, commit)
     )
+    return written_figures(digests)
 
 
-def _failed(run: NotebookRun, stage: OutputLayout, seconds: float, error: str) -> RunResult:
+def _failed(run: PlannedRun, stage: OutputTree, seconds: float, error: str) -> ChapterRun:
     """The result of a failed run: its cache key forgotten, its executed copy and record kept."""
     with suppress(OSError):  # a failed run is never cached (unless the folder is read-only)
         manifest_path(run.executed).unlink(missing_ok=True)
     try:
-        record = load_chapter_record(stage.claims / f"{run.name}.json")
+        record = load_chapter_run(stage.claims / f"{run.notebook}.json")
         checks = [dataclasses.asdict(c) for c in record.checks]
     except PathError:  # no record (or half of one) yet
         checks = []
-    kept = keep_failure(run.layout, stage, run.name, error, run.parameters, checks)
+    kept = keep_failure(run.tree, stage, run.notebook, error, run.parameters, checks)
     shutil.rmtree(stage.root, ignore_errors=True)
-    return failed_result(run, error, seconds, kept)
-
-
-def failed_result(run: NotebookRun, error: str, seconds: float = 0.0, kept: Path | None = None) -> RunResult:
-    """The result of ``run`` when it failed before its end, with ``error`` (one line)."""
-    return RunResult(run.name, False, seconds, kept, error, seed=run.seed, sweep=run.sweep, point=run.point)
+    return failed_run(run, error, seconds, kept)

@@ -2,7 +2,7 @@
 
 Every point of the grid (:mod:`ntpnb.explore._grid`) times every seed is one run of the chapter
 with its own output tree, planned, cached, executed and resumed exactly as a sweep of ``ntpnb
-reproduce`` is (:func:`~._choice.planned_runs`, :func:`~._run.execute_plan`): on the local pool or
+reproduce`` is (:func:`~._plan.planned_runs`, :func:`~._run.execute_plan`): on the local pool or
 as tasks of a Dask cluster (with its retries), cached by content (source, parameters, ntpnb), a
 Ctrl-C keeping what finished. The explore tree (default
 ``<root>/outputs/explore/<chapter>/<what was asked>``)::
@@ -27,23 +27,27 @@ from typing import Any
 
 from .. import __version__
 from .._validation import as_count
-from ..chapter._layout import (
+from ..chapter._parameters import apply_overrides, budget_parameters
+from ..errors import NTPError, PathError, RunInterruptedError
+from ..explore._decide import check_maps
+from ..explore._folder import MAPS_DIRNAME, write_maps
+from ..explore._grid import Axis, Grid, checked_grid, point_label, value_text
+from ..explore._read import load_explore
+from ..explore._words import summary_lines
+from ..records._files import atomic_write_json, read_record
+from ..records._lock import output_lock
+from ..records._ownership import EXPLORE_TREE, check_output_folder
+from ..records._places import (
     DEFAULT_OUTPUT_DIRNAME,
     EXPLORE_RECORD,
     EXPLORE_SEEDS,
     POINTS_DIRNAME,
     folder_name,
-    output_tree,
+    tree_root,
 )
-from ..chapter._outputs import atomic_write_json, output_lock, read_record
-from ..chapter._ownership import EXPLORE_TREE, check_output_folder
-from ..chapter._parameters import apply_overrides, budget_parameters
-from ..errors import NTPError, PathError, RunInterruptedError
-from ..explore._folder import MAPS_DIRNAME, write_maps
-from ..explore._grid import Axis, Grid, checked_grid, point_label, value_text
-from ..explore._maps import check_maps, load_explore, summary_lines
-from ._choice import CheckedRun, RunPlan, check_run, planned_runs, select_notebooks
-from ._execute import RunResult
+from ..records._run import ChapterRun
+from ._check import CheckedRun, check_run, select_notebooks
+from ._plan import RunPlan, planned_runs
 from ._run import changed_lines, execute_plan
 
 #: The folder of ``outputs/`` that holds the explore trees, one folder per chapter.
@@ -69,7 +73,7 @@ class ExploreRun:
 
     tree: Path
     grid: Grid
-    results: tuple[RunResult, ...]
+    results: tuple[ChapterRun, ...]
     maps: tuple[Path, ...]
 
 
@@ -85,20 +89,20 @@ def explore_tree(
     """The root of the explore tree: ``output_dir``, or ``<root>/outputs/explore/<chapter>/<what was asked>``.
 
     What was asked names the folder: the profile (when not ``paper``), each axis as written, the
-    fixed overrides, the number of seeds (:func:`~ntpnb.chapter._layout.folder_name`), so that
+    fixed overrides, the number of seeds (:func:`~ntpnb.records._places.folder_name`), so that
     each request has a tree of its own.
 
     Raises
     ------
     NTPError
         If ``output_dir`` lies at or above the project's root, inside its sources, or is the
-        book's tree (:func:`~ntpnb.chapter._layout.output_tree`).
+        book's tree (:func:`~ntpnb.records._places.tree_root`).
     """
     asked: dict[str, object] = {"profile": profile} if profile != "paper" else {}
     asked |= {axis.name: axis.spec or ",".join(axis.texts()) for axis in grid.axes}
     asked |= dict(sorted(fixed.items())) | {"seeds": seeds}
     default = root.resolve() / DEFAULT_OUTPUT_DIRNAME / EXPLORE_DIRNAME / chapter / folder_name(asked)
-    return output_tree(root, profile, asked, default if output_dir is None else output_dir)
+    return tree_root(root, profile, asked, default if output_dir is None else output_dir)
 
 
 def explore_record(
@@ -205,17 +209,17 @@ def check_explore(
 
     ``axes``: one or two (:func:`~ntpnb.explore._grid.parse_axis`); ``fixed``: single-valued
     ``-p`` overrides of every point, as text; ``seeds``: per point (default
-    :data:`~ntpnb.chapter._layout.EXPLORE_SEEDS`), from the chapter's seed (or ``-p seed=S``);
+    :data:`~ntpnb.records._places.EXPLORE_SEEDS`), from the chapter's seed (or ``-p seed=S``);
     ``output_dir``: the explore tree's root (default :func:`explore_tree`); ``jobs`` as
     ``reproduce`` takes it;
     ``force``: an ``output_dir`` holding files ntpnb did not write may be written
-    (:func:`~ntpnb.chapter._ownership.check_output_folder`).
+    (:func:`~ntpnb.records._ownership.check_output_folder`).
 
     Raises
     ------
     NTPError
         On an unknown chapter or profile, a grid :func:`~ntpnb.explore._grid.checked_grid`
-        refuses, anything ``reproduce`` refuses of a point's run (:func:`~._choice.check_run`),
+        refuses, anything ``reproduce`` refuses of a point's run (:func:`~._check.check_run`),
         an output folder that is a file, a run's tree or (without ``force``) a folder of files
         ntpnb did not write, or a tree that holds another grid.
     """
@@ -244,13 +248,13 @@ def check_explore(
     return CheckedExplore(grid, tree, tuple(points), record)
 
 
-def points_done(plan: RunPlan) -> Callable[[Mapping[str, RunResult]], str]:
+def points_done(plan: RunPlan) -> Callable[[Mapping[str, ChapterRun]], str]:
     """``2 of 9 points done``, of the results so far: a point is done when all its seeds are."""
     by_point: dict[str, list[str]] = {}
     for run in plan.runs:
         by_point.setdefault(run.point, []).append(run.label)
 
-    def status(results: Mapping[str, RunResult]) -> str:
+    def status(results: Mapping[str, ChapterRun]) -> str:
         done = sum(all(label in results for label in labels) for labels in by_point.values())
         return f"{done} of {len(by_point)} points done"
 
@@ -268,7 +272,7 @@ def explore(
     """Run the ``checked`` explore (:func:`check_explore`) of the project at ``root``.
 
     Under the explore tree's lock, its ``explore.json`` is written, then every point at every
-    seed runs as one plan (:func:`~._choice.planned_runs`, :func:`~._run.execute_plan`: cached
+    seed runs as one plan (:func:`~._plan.planned_runs`, :func:`~._run.execute_plan`: cached
     runs are not run again, progress lines say the points done and the time left); then the maps
     are drawn (:func:`finish_explore`). ``log``, ``force``, ``wait`` and ``scheduler`` are as
     :func:`~._run.reproduce` takes them.
@@ -303,8 +307,8 @@ def explore(
 def finish_explore(tree: Path, log: Callable[[str], None]) -> list[Path]:
     """Draw the maps of the explore tree ``tree`` into its ``maps/``; one line per check to ``log``.
 
-    The maps are :mod:`ntpnb.explore._maps`' (:func:`~ntpnb.explore._folder.write_maps`, with
-    :func:`~ntpnb.explore._maps.summary_lines`). Returns the files written.
+    The maps are :mod:`ntpnb.explore._decide`'s (:func:`~ntpnb.explore._folder.write_maps`, with
+    :func:`~ntpnb.explore._words.summary_lines`). Returns the files written.
     """
     results = load_explore(tree)
     maps = check_maps(results)  # decided once, for the files and the lines

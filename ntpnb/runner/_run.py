@@ -1,8 +1,8 @@
 """``ntpnb reproduce``: execute the chosen notebooks into an output tree, one progress line each.
 
-A run is planned once (:func:`~._choice.planned_run`), then executed here. Every notebook runs at
+A run is planned once (:func:`~._plan.planned_run`), then executed here. Every notebook runs at
 the book's seed into the output tree and, in a sweep (``seeds > 1``), at the next ``seeds - 1``
-seeds into trees of their own (:meth:`~ntpnb.chapter._layout.OutputLayout.seed_root`): the book's
+seeds into trees of their own (:meth:`~ntpnb.records._places.OutputTree.seed_root`): the book's
 figures come from the book's seed, the claims' verdicts from every seed. A failed notebook does
 not stop the others.
 """
@@ -13,13 +13,16 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
-from ..chapter._outputs import describe_write_failure, remove_leftovers
 from ..errors import RunInterruptedError
-from ._choice import NotebookRun, RunPlan, check_run, planned_run, record_timings
+from ..records._manifest import recorded_figures
+from ..records._run import ChapterRun, PlannedRun, completed_run
+from ..records._staging import describe_write_failure, remove_leftovers
+from ..records._timings import record_timings
+from ._check import check_run
 from ._cluster import run_on_dask
 from ._display import Display
-from ._execute import RunResult, completed_result
 from ._jupyter_kernel import run_environment
+from ._plan import RunPlan, planned_run
 from ._workers import run_in_workers
 
 
@@ -36,10 +39,10 @@ def reproduce(
     seeds: int | None = None,
     scheduler: str | None = None,
     uncommitted: bool = False,
-) -> list[RunResult]:
+) -> list[ChapterRun]:
     """Execute the selected notebooks of the project at ``root``; one progress line each.
 
-    The run is checked (:func:`~._choice.check_run`), planned once (:func:`~._choice.planned_run`:
+    The run is checked (:func:`~._check.check_run`), planned once (:func:`~._plan.planned_run`:
     its runs, their trees, what is cached), then executed.
 
     Parameters
@@ -47,7 +50,7 @@ def reproduce(
     names
         Notebook names to run (all if empty).
     output_dir
-        Root of the output tree (default: :func:`~._choice.output_tree`).
+        Root of the output tree (default: :func:`~ntpnb.records._places.tree_root`).
     log
         Where progress lines go (one per notebook, as they finish).
     overrides
@@ -59,7 +62,7 @@ def reproduce(
     wait
         If another process is writing the output tree, wait for it, or raise.
     seeds
-        Seeds per notebook (default :data:`~ntpnb.chapter._layout.DEFAULT_SEEDS`, or one with ``overrides``).
+        Seeds per notebook (default :data:`~ntpnb.records._places.DEFAULT_SEEDS`, or one with ``overrides``).
     scheduler
         Address of a Dask scheduler whose workers share this file system: runs are its tasks
         (:mod:`._cluster`), not local processes.
@@ -69,7 +72,7 @@ def reproduce(
 
     Returns
     -------
-    list of RunResult
+    list of ChapterRun
         In the notebooks' order, each at the book's seed, then the others.
 
     Raises
@@ -107,9 +110,9 @@ def execute_plan(
     plan: RunPlan,
     log: Callable[[str], None],
     scheduler: str | None = None,
-    status: Callable[[Mapping[str, RunResult]], str] = lambda results: "",
-) -> tuple[dict[str, RunResult], bool]:
-    """Execute ``plan``'s pending runs (within :func:`~._choice.planned_run`), a progress line as each ends.
+    status: Callable[[Mapping[str, ChapterRun]], str] = lambda results: "",
+) -> tuple[dict[str, ChapterRun], bool]:
+    """Execute ``plan``'s pending runs (within :func:`~._plan.planned_run`), a progress line as each ends.
 
     Its cached runs are reported first, those whose outputs were damaged said; then the pending
     runs in worker processes (``plan.jobs`` at once) or as tasks of the Dask cluster at
@@ -121,7 +124,7 @@ def execute_plan(
     Returns the results by label, and whether the run was interrupted (SIGINT or SIGTERM).
     """
     width = max(len(run.label) for run in plan.runs)
-    results: dict[str, RunResult] = {}
+    results: dict[str, ChapterRun] = {}
 
     def left() -> str:
         now = time.monotonic()
@@ -137,7 +140,7 @@ def execute_plan(
 
     display = Display(log, width, footer=footer)
 
-    def report(result: RunResult) -> None:
+    def report(result: ChapterRun) -> None:
         """Show one finished notebook (at one seed) with the time left."""
         results[result.label] = result
         display.running.pop(result.label, None)
@@ -147,7 +150,8 @@ def execute_plan(
 
     for run in plan.runs:
         if run.label in plan.cached:
-            report(completed_result(run, plan.cached[run.label], cached=True))
+            figures = recorded_figures(run.executed)
+            report(completed_run(run, plan.cached[run.label], cached=True, figures=figures))
         elif run.label in plan.rerun:  # its outputs were damaged since its run
             log(f"ntpnb: {run.label} runs again: {plan.rerun[run.label]}")
     interrupted = _run_pending(plan, scheduler, report, display)
@@ -156,7 +160,7 @@ def execute_plan(
 
 
 def _run_pending(
-    plan: RunPlan, scheduler: str | None, report: Callable[[RunResult], None], display: Display
+    plan: RunPlan, scheduler: str | None, report: Callable[[ChapterRun], None], display: Display
 ) -> bool:
     """Run ``plan``'s pending runs locally or on the Dask cluster at ``scheduler``; whether interrupted.
 
@@ -176,19 +180,19 @@ def _run_pending(
                 remove_leftovers(tree)
 
 
-def progress_line(result: RunResult, done: int, total: int, width: int) -> str:
+def progress_line(result: ChapterRun, done: int, total: int, width: int) -> str:
     """``[2/6] 02_regularization_path  ok       12.3 s``: one finished notebook (at one seed)."""
     head = f"[{done}/{total}] {result.label:<{width}}  "
     if result.cached:
         line = head + "cached  unchanged since its last run (--force reruns it)"
     else:
-        status = "ok" if result.ok else "checks" if result.completed else "FAILED"
+        status = "ok" if result.ok else "checks" if result.complete else "FAILED"
         line = head + f"{status:<6} {result.seconds:7.1f} s"
     return line + (f"  {result.error}" if result.error else "")
 
 
 def record_executed_times(
-    plan: RunPlan, results: Mapping[str, RunResult], log: Callable[[str], None]
+    plan: RunPlan, results: Mapping[str, ChapterRun], log: Callable[[str], None]
 ) -> None:
     """Record the time of every notebook executed now in the tree it ran into (once per tree).
 
@@ -197,7 +201,7 @@ def record_executed_times(
     side_by_side = min(plan.jobs, len(plan.pending))  # how many notebooks actually ran at once
     sources = plan.sources()  # read once, for every tree
     for tree in plan.trees:
-        executed_now = [results[r.label] for r in plan.pending if r.layout == tree and r.label in results]
+        executed_now = [results[r.label] for r in plan.pending if r.tree == tree and r.label in results]
         if not executed_now:
             continue
         try:
@@ -208,11 +212,11 @@ def record_executed_times(
 
 
 def seconds_left(
-    runs: Sequence[NotebookRun],
+    runs: Sequence[PlannedRun],
     recorded: Mapping[str, float],
     profile: str,
     jobs: int,
-    finished: Mapping[str, RunResult],
+    finished: Mapping[str, ChapterRun],
     running: Mapping[str, float],
     reference: Mapping[str, Mapping[str, float]] | None = None,
 ) -> float | None:
@@ -225,14 +229,14 @@ def seconds_left(
     machine). The time left is the work left
     (what the running ones still need, and the ones not started) shared among the jobs.
 
-    ``recorded``: each run's last time in its tree, by label (:func:`~._choice.recorded_seconds`);
+    ``recorded``: each run's last time in its tree, by label (:func:`~._plan.recorded_seconds`);
     ``finished``: the results so far, by label; ``running``: the seconds each running run has run.
     """
     times = reference or {}
     by_label = {
-        run.label: times[run.name][profile]
+        run.label: times[run.notebook][profile]
         for run in runs
-        if recorded[run.label] == float("inf") and profile in times.get(run.name, {})
+        if recorded[run.label] == float("inf") and profile in times.get(run.notebook, {})
     }
     # the runs that had only a reference and were executed: this machine's time to the reference's
     timed = [r for label, r in finished.items() if label in by_label and not r.cached and r.seconds > 0]

@@ -27,13 +27,13 @@ from multiprocessing.process import BaseProcess
 from pathlib import Path
 from typing import Any
 
-from ..chapter._layout import FIGURES_VAR
 from ..chapter._parameters import PROJECT_VAR
 from ..chapter._progress import PROGRESS_FILE_VAR
+from ..records._places import FIGURES_VAR
+from ..records._run import ChapterRun, PlannedRun, failed_run
 from ..settings import STOP_CHECK_SECONDS
-from ._choice import NotebookRun
 from ._display import Display
-from ._execute import RunResult, failed_result, run_notebook
+from ._execute import run_notebook
 from ._jupyter_kernel import RUN_FOLDER_PREFIX, RUN_MARKER, blas_variables, progress_file, run_folder
 
 #: The signals that stop a command: Ctrl-C, and ``kill`` or a job scheduler acting as one.
@@ -100,7 +100,7 @@ def end_processes(
         time.sleep(0.1)
 
 
-def kernel_variables(run: NotebookRun) -> dict[str, str]:
+def kernel_variables(run: PlannedRun) -> dict[str, str]:
     """The kernel's environment: its project, progress file, BLAS threads; for a sweep's seed no figures."""
     variables = {PROJECT_VAR: str(run.source.parent.parent), PROGRESS_FILE_VAR: str(progress_file(run.label))}
     variables |= blas_variables()
@@ -109,7 +109,7 @@ def kernel_variables(run: NotebookRun) -> dict[str, str]:
     return variables
 
 
-def _worker(sender: Connection, run: NotebookRun) -> None:
+def _worker(sender: Connection, run: PlannedRun) -> None:
     """A worker process: run one notebook, send the result back (and each cell's start).
 
     If the parent dies, the worker ends the run's processes and itself (:func:`orphan_watchdog`):
@@ -137,9 +137,9 @@ def orphan_watchdog(parent: int, every: float = 0.5, variable: str = RUN_MARKER)
 
 
 def run_in_workers(
-    pending: Sequence[NotebookRun],
+    pending: Sequence[PlannedRun],
     jobs: int,
-    report: Callable[[RunResult], None],
+    report: Callable[[ChapterRun], None],
     mark: str,
     display: Display,
 ) -> bool:
@@ -152,7 +152,7 @@ def run_in_workers(
     # spawn, not fork: the parent may hold threads (matplotlib, zmq) that fork would copy badly
     context = multiprocessing.get_context("spawn")
     queue = list(pending)
-    running: dict[Connection, tuple[BaseProcess, NotebookRun]] = {}
+    running: dict[Connection, tuple[BaseProcess, PlannedRun]] = {}
     started: dict[str, float] = {}  # when each notebook's worker started (time.monotonic)
     stops: list[int] = []  # SIGINT and SIGTERM stop the run: no new notebook starts, the running end
     with signals_handled(STOP_SIGNALS, lambda signum, _frame: stops.append(signum)):
@@ -167,7 +167,7 @@ def run_in_workers(
                 for receiver in multiprocessing.connection.wait(list(running), timeout=STOP_CHECK_SECONDS):
                     process, run = running[receiver]
                     message = _answer(receiver, process, run)
-                    if not isinstance(message, RunResult):  # a code cell started
+                    if not isinstance(message, ChapterRun):  # a code cell started
                         display.cell(run.label, *message)
                         continue
                     del running[receiver]
@@ -187,7 +187,7 @@ def run_in_workers(
             raise
 
 
-def _start_worker(context: SpawnContext, run: NotebookRun) -> tuple[Connection, BaseProcess]:
+def _start_worker(context: SpawnContext, run: PlannedRun) -> tuple[Connection, BaseProcess]:
     """Start the worker process of ``run``; return the end of its pipe the parent reads, and it."""
     receiver, sender = context.Pipe(duplex=False)
     process = context.Process(target=_worker, args=(sender, run), daemon=True)
@@ -201,7 +201,7 @@ def _start_worker(context: SpawnContext, run: NotebookRun) -> tuple[Connection, 
 
 
 def _stop_workers(
-    running: Mapping[Connection, tuple[BaseProcess, NotebookRun]], mark: str, hurry: Callable[[], bool]
+    running: Mapping[Connection, tuple[BaseProcess, PlannedRun]], mark: str, hurry: Callable[[], bool]
 ) -> None:
     """End every worker of ``running`` and every process of the run marked ``mark``, then close their pipes.
 
@@ -214,7 +214,7 @@ def _stop_workers(
         receiver.close()
 
 
-def _answer(receiver: Connection, process: BaseProcess, run: NotebookRun) -> RunResult | tuple[int, int]:
+def _answer(receiver: Connection, process: BaseProcess, run: PlannedRun) -> ChapterRun | tuple[int, int]:
     """What the worker of ``run`` sent: its result, or a started cell's ``(cell, cells)``.
 
     A worker that died before it could answer gives a failed result saying so, with its exit code.
@@ -224,4 +224,4 @@ def _answer(receiver: Connection, process: BaseProcess, run: NotebookRun) -> Run
     except (EOFError, OSError):  # the worker died before it could answer
         process.join(5)
         why = f"the process running {run.label} ended (exit code {process.exitcode})"
-        return failed_result(run, f"WorkerDied: {why}")
+        return failed_run(run, f"WorkerDied: {why}")

@@ -26,10 +26,10 @@ def test_train_trials_from_w0_in_chunks_is_bit_for_bit_one_batched_run(monkeypat
     problems = trial_problems("general", 5)
     W0 = initial_weights("uniform", 5, 8, seed=1)
     opt, grid = optim.normalized_gd(0.01), optim.log_grid(300, 10)
-    whole = train(stack_problems(problems), opt, 300, W0=W0, record=lambda W: {"W": W}, record_at=grid)
+    whole = train(stack_problems(problems), opt, 300, W0=W0, record=lambda W: {"iterates": W}, record_at=grid)
     _chunks(monkeypatch, 3)
     chunked = train_trials(problems, opt, 300, record_at=grid, W0=W0)
-    np.testing.assert_array_equal(chunked["W"], whole["W"])
+    np.testing.assert_array_equal(chunked.iterates, whole.iterates)
     np.testing.assert_array_equal(chunked.W, whole.W)
     with pytest.raises(InvalidDataError, match="W0"):
         train_trials(problems, opt, 10, W0=W0[:2])
@@ -44,11 +44,11 @@ def test_training_in_chunks_is_bit_for_bit_one_batched_run(n_chunks, monkeypatch
     """
     problems = trial_problems("general", 7)
     opt, grid = optim.normalized_gd(0.01), optim.log_grid(2000, 20)
-    whole = train(stack_problems(problems), opt, 2000, record=lambda W: {"W": W}, record_at=grid)
+    whole = train(stack_problems(problems), opt, 2000, record=lambda W: {"iterates": W}, record_at=grid)
     _chunks(monkeypatch, n_chunks)
     chunked = train_trials(problems, opt, 2000, record_at=grid)
     np.testing.assert_array_equal(chunked.iterations, whole.iterations)
-    np.testing.assert_array_equal(chunked["W"], whole["W"])
+    np.testing.assert_array_equal(chunked.iterates, whole.iterates)
     np.testing.assert_array_equal(chunked.W, whole.W)
 
 
@@ -74,4 +74,4 @@ def test_the_compiled_or_numpy_path_is_decided_once_for_all_trials(monkeypatch):
     whole = train_trials(problems, opt, 2000, record_at=grid)
     _chunks(monkeypatch, 2)
     chunked = train_trials(problems, opt, 2000, record_at=grid)
-    np.testing.assert_array_equal(chunked["W"], whole["W"])
+    np.testing.assert_array_equal(chunked.iterates, whole.iterates)

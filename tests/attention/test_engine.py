@@ -96,14 +96,14 @@ def test_compiled_runs_are_the_reference_runs_to_rounding(loss, head, name):
     opt, n_iter = OPTIMIZERS[name], RUN_STEPS[name]
     grid = optim.log_grid(n_iter, 12)
     W0 = np.random.default_rng(5).uniform(-0.3, 0.3, (prob.B, prob.d, prob.d))
-    record = lambda W: {"W": W, "norm": np.linalg.norm(W, axis=(1, 2))}
+    record = lambda W: {"iterates": W, "norm": np.linalg.norm(W, axis=(1, 2))}
     want = optim.run(table_gradient(prob), W0, opt, n_iter, record=record, record_at=grid, batch_ndim=1)
     assert compiled_step(prob) is not None
     got = train(prob, opt, n_iter, W0=W0, record=record, record_at=grid)
     np.testing.assert_array_equal(got.iterations, want.iterations)
     atol = RUN_RTOL * np.abs(want.W).max()
-    np.testing.assert_allclose(got["W"], want["W"], rtol=0, atol=atol)
-    np.testing.assert_allclose(got["norm"], want["norm"], rtol=RUN_RTOL)
+    np.testing.assert_allclose(got.iterates, want.iterates, rtol=0, atol=atol)
+    np.testing.assert_allclose(got.norm, want.norm, rtol=RUN_RTOL)
     np.testing.assert_allclose(got.W, want.W, rtol=0, atol=atol)
 
 

@@ -118,7 +118,7 @@ def test_a_page_shows_array_like_by_its_name_linked_to_numpy_and_warns_of_a_name
         "training": ".. ntpnb-api:: ntpnb.linear._decoder_training\n   :public: ntpnb",
         "again": ".. ntpnb-api:: ntpnb.linear._loss\n   :public: ntpnb\n   :no-docstring:",
         "optim": ".. ntpnb-api:: ntpnb._optim\n   :public: ntpnb.optim",
-        "maps": ".. ntpnb-api:: ntpnb.explore._maps\n   :public: ntpnb.explore",
+        "maps": ".. ntpnb-api:: ntpnb.explore._results\n   :public: ntpnb.explore",
     }
     out, warnings = build(tmp_path, pages)
     loss = (out / "loss.html").read_text()

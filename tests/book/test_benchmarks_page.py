@@ -15,15 +15,15 @@ import yaml
 from benchmarks.page import BENCHMARKS_COMMAND, render_benchmarks_page, write_benchmarks_page
 from ntpnb.book import _build as build
 from ntpnb.book._trees import BookTree
-from ntpnb.chapter._layout import output_layout
-from ntpnb.chapter._platform import format_platform
 from ntpnb.errors import NTPError
+from ntpnb.records._places import output_tree
+from ntpnb.records._platform import format_platform
 
 from conftest import ROOT, build_book
 
 
 def test_without_results_the_page_says_so_and_names_the_command(tmp_path):
-    layout = output_layout(tmp_path / "outputs")
+    layout = output_tree(tmp_path / "outputs")
     page = write_benchmarks_page(layout).read_text()
     assert page == render_benchmarks_page(layout)
     assert "No benchmark has been run" in page
@@ -33,7 +33,7 @@ def test_without_results_the_page_says_so_and_names_the_command(tmp_path):
 
 
 def test_with_results_the_page_is_the_last_run(tmp_path):
-    layout = output_layout(tmp_path / "outputs")
+    layout = output_tree(tmp_path / "outputs")
     layout.benchmarks.mkdir()
     (layout.benchmarks / "benchmarks.md").write_text("# Benchmarks\n\n| a | b |\n|---|---|\n| 1 | 2 |\n")
     page = write_benchmarks_page(layout)
@@ -43,7 +43,7 @@ def test_with_results_the_page_is_the_last_run(tmp_path):
 
 
 def test_the_book_build_writes_the_page_with_the_projects_benchmarks(tmp_path):
-    layout = output_layout(tmp_path / "run")
+    layout = output_tree(tmp_path / "run")
     page = build.write_benchmarks_page(BookTree(ROOT, layout, None))  # another tree than the book's
     assert page == layout.root / "benchmarks.md"
     assert page.read_text() == render_benchmarks_page(layout, own=False)
@@ -129,7 +129,7 @@ def test_the_book_builds_with_benchmark_results(book_copy):
 def test_a_benchmark_run_records_its_platform_and_the_page_shows_it(tmp_path, monkeypatch):
     """The page shows the machine the benchmark ran on (recorded by that run), not the builder's."""
     monkeypatch.delenv("OPENBLAS_CORETYPE", raising=False)
-    layout = output_layout(tmp_path / "outputs")
+    layout = output_tree(tmp_path / "outputs")
     skip = ["--skip-lp", "--skip-regpath", "--skip-attention-svm", "--skip-attention", "--skip-training"]
     skip += ["--skip-joint"]
     cmd = [sys.executable, "-m", "benchmarks", "--sizes", "3,5,4,2", *skip, "--out", str(layout.benchmarks)]

@@ -13,8 +13,9 @@ from urllib.parse import unquote, urlsplit
 import pytest
 
 from ntpnb.book._trees import chapter_label
-from ntpnb.chapter._outputs import load_manifest, output_digests, write_manifest
 from ntpnb.chapter._registry import CLAIMS, MAPS
+from ntpnb.records._cache import output_digests
+from ntpnb.records._manifest import load_manifest, write_manifest
 
 from conftest import build_book
 

@@ -21,7 +21,7 @@ import pytest
 from runner.test_faults import read_only, skip_mount
 
 from ntpnb.book._pdf import PDF_NAME
-from ntpnb.chapter._outputs import RunRecord, write_run_record
+from ntpnb.records._tree import TreeRecord, write_tree_record
 
 from conftest import ROOT
 
@@ -121,7 +121,7 @@ def test_a_p_run_of_one_chapter_renders_as_a_book_of_its_own_labelled_by_its_run
     for name in others:  # as `ntpnb reproduce 01 --profile quick -p n_g=31 --seeds 3` leaves it
         for path in (f"notebooks/{name}.ipynb", f"notebooks/{name}.key.json", f"claims/{name}.json"):
             (run / path).unlink()
-    write_run_record(run, RunRecord("quick", {"n_g": "31"}, (0, 1, 2), (CHAPTER,)))
+    write_tree_record(run, TreeRecord("quick", {"n_g": "31"}, (0, 1, 2), (CHAPTER,)))
     stale = run / "_book" / ".staging-1-0123abcd" / "_build" / "html"  # an interrupted build's
     stale.mkdir(parents=True)
     (stale / "searchindex.js").write_text("stale")

@@ -30,8 +30,9 @@ from ntpnb.book._pdf import (
     missing_printer,
 )
 from ntpnb.book._trees import describe_run
-from ntpnb.chapter._outputs import load_run_record, source_commit
 from ntpnb.chapter._registry import CLAIMS
+from ntpnb.records._commit import source_commit
+from ntpnb.records._tree import load_tree_record
 
 from conftest import ROOT
 from helpers import config_binder_url
@@ -147,6 +148,9 @@ def visit(browser, path: Path, name: str) -> dict:
             footer: [...document.querySelectorAll('p.ntpnb-provenance')].map(p => p.innerText.trim()),
             height: document.documentElement.scrollHeight,
             // cell results left bare on the page (a claim check as a cell's last expression)
+            // a chapter's parameters cells on the page, its own and papermill's injected copy
+            parameterCells: document.querySelectorAll(
+                '.cell.tag_parameters, .cell.tag_injected-parameters').length,
             stray: [...document.querySelectorAll('.cell_output .output.text_plain')].filter(
                 o => ['True', 'False'].includes(o.innerText.trim()) && o.checkVisibility()).length,
         })"""
@@ -197,13 +201,14 @@ TABLES = """() => {
 
 
 #: At the width the page is laid out at: its height (every block closed), the words broken inside
-#: a table's cells (a word whose characters are laid out on two lines), where its first visible
-#: figure starts, and where the scoreboard's first claim (its badge and its short statement) ends,
-#: if the page has a scoreboard.
+#: a table's cells or a report card's field names (a word whose characters are laid out on two
+#: lines), where its first visible figure starts, and where the scoreboard's first claim (its badge
+#: and its short statement) ends, if the page has a scoreboard.
 LAYOUT = """() => {
     const main = document.querySelector('main') || document.body;
     const broken = [];
-    for (const cell of main.querySelectorAll('td, th')) {
+    // a table's cells and a card's field names
+    for (const cell of main.querySelectorAll('td, th, dt')) {
         if (!cell.checkVisibility()) continue;
         const walker = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
         for (let node = walker.nextNode(); node; node = walker.nextNode()) {
@@ -320,7 +325,7 @@ def test_no_table_overflows_its_column_on_a_phone_a_laptop_or_a_wide_screen(visi
 def test_every_page_is_footed_with_when_from_which_commit_and_in_which_run_it_was_executed(
     built_book, visited
 ):
-    label = describe_run(load_run_record(built_book / "outputs"))
+    label = describe_run(load_tree_record(built_book / "outputs"))
     commit = r"(commit [0-9a-f]{7}( with uncommitted changes)?|commit not recorded)"
     when = r"\d{4}-\d\d-\d\d \d\d:\d\d( to (\d{4}-\d\d-\d\d )?\d\d:\d\d)? UTC"
     chapter = re.compile(rf"Executed {when} · {commit} · run: {re.escape(label)}")
@@ -400,8 +405,8 @@ def test_the_report_is_short_enough_to_read_with_its_blocks_closed(visited, reco
     assert not over, f"the report is taller than {MAX_REPORT_HEIGHT} px: {over}"
 
 
-def test_no_word_is_broken_inside_a_table_on_any_page_at_any_width(visited):
-    """A cell's words are compared with their rendered lines: none is laid out on two lines."""
+def test_no_word_is_broken_in_a_table_or_a_field_name_on_any_page_at_any_width(visited):
+    """A cell's or a field name's words are compared with their rendered lines: none is on two lines."""
     broken = {
         (name, width): laid["broken"]
         for name, found in visited.items()
@@ -473,3 +478,11 @@ def test_api_pages_are_one_topic_each_and_short(visited, record_property):
     print(f"\nAPI pages at {WIDTH} px: {summary}")
     tall = {name: height for name, height in api.items() if height > MAX_API_HEIGHT}
     assert not tall, f"API pages over {MAX_API_HEIGHT} px: {tall}"
+
+
+def test_each_chapter_page_shows_one_parameters_cell_not_the_injected_copy_beside_it(visited):
+    chapters = {name: found for name, found in visited.items() if name.startswith("outputs/notebooks/")}
+    assert len(chapters) >= 7
+    assert {
+        name: found["parameterCells"] for name, found in chapters.items() if found["parameterCells"] != 1
+    } == {}

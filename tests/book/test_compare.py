@@ -13,10 +13,12 @@ from explore.map_trees import write_explore
 
 from ntpnb.book._compare import compare_claims, compare_runs, explore_runs, print_comparison, sanitizers
 from ntpnb.chapter._claims import ClaimLog
-from ntpnb.chapter._outputs import Manifest, RunRecord, SourceCommit, write_manifest, write_run_record
-from ntpnb.chapter._platform import cpu_model
 from ntpnb.errors import PathError
 from ntpnb.explore import Axis, Grid
+from ntpnb.records._commit import SourceCommit
+from ntpnb.records._manifest import Manifest, write_manifest
+from ntpnb.records._platform import cpu_model
+from ntpnb.records._tree import TreeRecord, write_tree_record
 
 
 def write_run(root, cells_by_notebook):
@@ -87,7 +89,7 @@ def test_an_interactive_run_compares_by_its_claim_records(tmp_path, capsys):
     a = claim_run(tmp_path / "a", 1.0, True)
     b = claim_run(tmp_path / "b", 1.0, True)
     (b / "notebooks" / "01_x.ipynb").unlink()  # as an interactive run leaves its tree
-    write_run_record(b, RunRecord("paper", {}, (0,), ("01_x",), interactive=True))
+    write_tree_record(b, TreeRecord("paper", {}, (0,), ("01_x",), interactive=True))
     assert compare_runs(a, b) == (["01_x"], [], {"01_x": b})
     assert print_comparison(a, b) == 0
     out = capsys.readouterr().out
@@ -109,7 +111,7 @@ def test_a_notebook_of_the_wrong_shape_names_the_command_that_remakes_it(tmp_pat
     a = write_run(tmp_path / "a", {"01_x": ["ok\n"]})
     b = write_run(tmp_path / "b", {"01_x": ["ok\n"]})
     (b / "notebooks" / "01_x.ipynb").write_text('{"cells": [{"cell_type": "code", "outputs": [7]}]}')
-    write_run_record(b, RunRecord("quick", {"n_g": "11"}, (3,), ("01_x",)))
+    write_tree_record(b, TreeRecord("quick", {"n_g": "11"}, (3,), ("01_x",)))
     assert print_comparison(a, b) == 2
     (line,) = capsys.readouterr().err.splitlines()
     notebook = b / "notebooks" / "01_x.ipynb"
@@ -204,8 +206,8 @@ def test_a_displayed_result_stands_on_its_own_line(tmp_path):
 def test_the_settings_that_differ_are_said_first(tmp_path, capsys):
     a = write_run(tmp_path / "a", {"01_x": ["ok\n"]})
     b = write_run(tmp_path / "b", {"01_x": ["ok\n"]})
-    write_run_record(a, RunRecord("paper", {}, (0, 1, 2), ("01_x",), version="0.1.0"))
-    write_run_record(b, RunRecord("quick", {"n_g": "11"}, (0, 1, 2), ("01_x",), version="0.2.0"))
+    write_tree_record(a, TreeRecord("paper", {}, (0, 1, 2), ("01_x",), version="0.1.0"))
+    write_tree_record(b, TreeRecord("quick", {"n_g": "11"}, (0, 1, 2), ("01_x",), version="0.2.0"))
     assert print_comparison(a, b) == 0  # the same lines and decisions: the settings only inform
     lines = capsys.readouterr().out.splitlines()
     assert lines[:4] == [
@@ -221,7 +223,7 @@ def test_a_run_of_an_edited_chapter_source_is_named_among_the_settings(tmp_path,
     runs = [write_run(tmp_path / name, {"03_x": ["ok\n"]}) for name in ("a", "b")]
     changes = ("", "differs from commit 1478a4c: toy_lr = 2.0 (committed: 0.5)")
     for run, change in zip(runs, changes, strict=True):
-        write_run_record(run, RunRecord("quick", {}, (0,), ("03_x",)))
+        write_tree_record(run, TreeRecord("quick", {}, (0,), ("03_x",)))
         commit = SourceCommit("1478a4c" + "0" * 33, bool(change), change)
         write_manifest(
             run / "notebooks" / "03_x.ipynb", Manifest("k", {}, 1.0, {"x": "0" * 64}, "pkg", commit)

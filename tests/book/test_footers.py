@@ -8,9 +8,11 @@ from datetime import datetime, timezone
 import pytest
 
 from ntpnb.book._footers import Execution, Footers, read_footers
-from ntpnb.chapter._layout import OutputLayout
-from ntpnb.chapter._outputs import Manifest, RunRecord, SourceCommit, write_manifest, write_run_record
 from ntpnb.errors import PathError
+from ntpnb.records._commit import SourceCommit
+from ntpnb.records._manifest import Manifest, write_manifest
+from ntpnb.records._places import OutputTree
+from ntpnb.records._tree import TreeRecord, write_tree_record
 
 SHA = "452b3341a0c9e7d0c3b1d3f5e2a4b6c8d0e2f4a6"
 REPOSITORY = "https://github.com/owner/project"
@@ -31,7 +33,7 @@ def _executed(folder, name, end_time):
 
 
 def test_a_chapter_page_says_when_from_which_commit_and_in_which_run_it_was_executed(tmp_path):
-    layout = OutputLayout(tmp_path)
+    layout = OutputTree(tmp_path)
     executed = _executed(layout.notebooks, "01_a", "2026-05-02T14:06:03.470235+00:00")
     write_manifest(executed, Manifest("key", {}, 1.0, {}, "pkg", SourceCommit(SHA)))
     execution = read_footers(layout).executions["01_a"]
@@ -45,7 +47,7 @@ def test_a_chapter_page_says_when_from_which_commit_and_in_which_run_it_was_exec
 
 
 def test_a_chapter_without_a_manifest_or_a_time_says_what_is_not_recorded(tmp_path):
-    layout = OutputLayout(tmp_path)
+    layout = OutputTree(tmp_path)
     _executed(layout.notebooks, "01_a", None)  # its last run failed: no manifest
     assert read_footers(layout).executions == {"01_a": Execution(None, SourceCommit())}
     footers = Footers("profile <quick>", read_footers(layout).executions)
@@ -75,15 +77,15 @@ def test_every_other_page_gives_the_span_of_the_run_and_its_commits_and_the_buil
 
 
 def test_the_footers_of_a_tree_read_its_run_record_and_every_executed_chapter(tmp_path):
-    layout = OutputLayout(tmp_path)
-    write_run_record(tmp_path, RunRecord("quick", {"n_g": "121"}, (0,)))
+    layout = OutputTree(tmp_path)
+    write_tree_record(tmp_path, TreeRecord("quick", {"n_g": "121"}, (0,)))
     _executed(layout.notebooks, "01_a", "2026-05-02T14:06:00")  # no time zone: UTC
     footers = read_footers(layout, REPOSITORY)
     assert footers.label == "profile quick with n_g=121; seed 0" and footers.repository == REPOSITORY
     assert footers.executions == {
         "01_a": Execution(datetime(2026, 5, 2, 14, 6, tzinfo=timezone.utc), SourceCommit())
     }
-    assert read_footers(OutputLayout(tmp_path / "none")).label.startswith("nothing yet")
+    assert read_footers(OutputTree(tmp_path / "none")).label.startswith("nothing yet")
     (layout.notebooks / "01_a.key.json").write_text("{")
     with pytest.raises(PathError, match=r"01_a\.key\.json"):
         read_footers(layout)

@@ -484,3 +484,62 @@ def test_the_book_fits_its_pages_and_its_page_count(printed, record_property):
     # (a rounding of a hundredth of a pixel shrinks it by 2e-5)
     scales = [scale for page in printed.reader.pages for _, _, scale in _content(page)[0]]
     assert sum(abs(s / PIXEL - 1) < 0.001 for s in scales) > 0.99 * len(scales), set(scales)
+
+
+def _alpha_labels() -> dict[str, str]:
+    """Each entry of the book's bibliography by key, with the label its list prints (pybtex's alpha style)."""
+    import pybtex.database
+    import pybtex.plugin
+
+    bib = pybtex.database.parse_file(ROOT / "book" / "references.bib")
+    style = pybtex.plugin.find_plugin("pybtex.style.formatting", "alpha")()
+    return {entry.key: entry.label for entry in style.format_entries(bib.entries.values())}
+
+
+def test_every_bibliography_label_is_the_authors_initials_and_the_year():
+    # a name written with LaTeX accents (Cand{\`e}s) was read as a whole word: "CandesS18"
+    labels = _alpha_labels()
+    assert len(labels) > 15
+    bad = {
+        key: label
+        for key, label in labels.items()
+        if not re.fullmatch(r"[A-Z][a-z]{2}\d\d|[A-Z]{2,5}\+?\d\d", label)
+    }
+    assert bad == {}
+
+
+@pytest.mark.slow
+def test_every_citation_prints_its_label_and_the_checks_and_verdict_rule_print_open(printed):
+    text = normal("\n".join(printed.texts))
+    cited = set()
+    for source in [*sorted((ROOT / "notebooks").glob("*.md")), *sorted((ROOT / "book").glob("*.md"))]:
+        for keys in re.findall(r"\{cite(?::\w+)?\}`([^`]+)`", source.read_text()):
+            cited.update(k.strip() for k in keys.split(","))
+    labels = _alpha_labels()
+    assert cited and cited <= set(labels)
+    assert [key for key in sorted(labels) if f"[{labels[key]}]" not in text] == []
+    # a section's checks print their table (its header row), not the summary line alone
+    sections = text.count("Checks of this section:")
+    assert sections >= 7 and text.count("claim what paper ours required result") >= sections
+    # the verdict rule prints in full, and nothing asks a reader of paper to click
+    assert normal("How a check is decided.") in text and "click to open" not in text
+
+
+#: A printed page with fewer words than this holds a figure, or is where a page of the book starts
+#: or ends (its title page, its last lines); any other is a page the print wasted. About a hundred
+#: words: a page of code (a chapter's parameters) prints fewer words on its lines than prose.
+MIN_WORDS = 80
+
+
+@pytest.mark.slow
+def test_no_page_between_a_pages_first_and_last_prints_fewer_than_a_hundred_words(printed):
+    starts = sorted({page for _, page, _ in printed.pages_of_the_book()})
+    short = []
+    for number in range(starts[0] + 1, len(printed.reader.pages)):
+        if number in starts or number + 1 in starts or number + 1 == len(printed.reader.pages):
+            continue  # a page of the book's first or last printed page
+        _, images = _content(printed.reader.pages[number])
+        words = len(printed.texts[number].split())
+        if words < MIN_WORDS and not images:
+            short.append((number + 1, words, " ".join(printed.texts[number].split()[:8])))
+    assert short == []

@@ -14,6 +14,7 @@ import pytest
 from markupsafe import escape
 from threadpoolctl import threadpool_info
 
+from ntpnb._samples import sample_of
 from ntpnb.book._report import (
     MAPS_TITLE,
     PLATFORM_TITLE,
@@ -34,13 +35,13 @@ from ntpnb.book._verdicts import (
     ProtocolVerdict,
     Sweep,
 )
-from ntpnb.chapter._claims import ChapterRecord, ClaimLog
-from ntpnb.chapter._layout import output_layout
-from ntpnb.chapter._outputs import RunRecord
-from ntpnb.chapter._platform import cpu_model
+from ntpnb.chapter._claims import ClaimLog
 from ntpnb.chapter._registry import CLAIMS, MAPS, PAPERS, _maps
 from ntpnb.errors import ClaimCheckError, InvalidDataError, NTPError
-from ntpnb.statistics import sample_of
+from ntpnb.records._places import output_tree
+from ntpnb.records._platform import cpu_model
+from ntpnb.records._run import ChapterRun
+from ntpnb.records._tree import TreeRecord
 
 from conftest import ROOT
 
@@ -90,7 +91,7 @@ def code(printed):
 @pytest.fixture
 def run(tmp_path, capsys):
     """A fake chapter run: two passing checks of A1 (one section each), one failing A2."""
-    layout = output_layout(tmp_path / "outputs")
+    layout = output_tree(tmp_path / "outputs")
     log = ClaimLog("07_demo", "quick", layout.root)
     log.check("A1", "gap at random W", 0.25, ">", 0.0, digits=2)
     log.check("A1", "gap where softmax = p", 1e-15, "<", 1e-12, floor=1e-12)
@@ -214,7 +215,7 @@ def test_report_lists_every_claim_with_its_status(run):
 
 
 def test_report_flags_unregistered_claim_ids(tmp_path):
-    layout = output_layout(tmp_path / "outputs")
+    layout = output_tree(tmp_path / "outputs")
     ClaimLog("08_other", "paper", layout.root).check("Z9", "x", 1.0, ">", 0.0)
     report = render_report(read_tree(layout))
     assert "missing from the registry: Z9" in report and "(claim-z9)" not in report
@@ -222,7 +223,7 @@ def test_report_flags_unregistered_claim_ids(tmp_path):
 
 
 def test_report_without_any_run_lists_every_claim_as_unchecked(tmp_path):
-    report = render_report(read_tree(output_layout(tmp_path / "outputs")))
+    report = render_report(read_tree(output_tree(tmp_path / "outputs")))
     assert report.count("; checked in no chapter of this run checks it\n") == len(CLAIMS)
     assert report.count('class="ntpnb-badge ntpnb-v-not-tested"') == 2 * len(CLAIMS)  # summary and card
     assert "No notebook has recorded a check yet" in report
@@ -238,14 +239,15 @@ def test_summary_is_the_chapter_claim_table(run):
     assert "FAIL A2   decay rate: -0.5000 (required = -1 ± 0.02)" in text
     html = table._repr_html_()
     assert html.startswith(
-        '<details class="ntpnb-checks ntpnb-has-fail"><summary>Every check of this chapter'
+        '<details class="ntpnb-checks ntpnb-checks-chapter ntpnb-has-fail">'
+        "<summary>Every check of this chapter"
     )
     assert html.count("<tr class=") == 4 and 'class="ntpnb-fail"' in html
     assert "<th>paper</th>" in html and "e^{-gamma}" in html
 
 
 def test_report_gives_findings_and_qualifications_their_verdicts(tmp_path, capsys):
-    layout = output_layout(tmp_path / "outputs")
+    layout = output_tree(tmp_path / "outputs")
     log = ClaimLog("08_other", "paper", layout.root)
     log.check("B11", "local correlation", 0.986, "~", 0.986, tol=0.002, kind="finding", paper="> 0.99")
     log.check("A5", "corr at the largest radius", 0.9999, ">", 0.999)
@@ -290,17 +292,17 @@ def test_verdict_summary_fragment(run, tmp_path):
     assert per_paper + f"Paper B: 0 of {n_b}" in text
     write_report(read_tree(layout))
     assert (layout.root / "verdicts.md").read_text() == text
-    empty = output_layout(tmp_path / "empty")
+    empty = output_tree(tmp_path / "empty")
     assert "run `ntpnb reproduce`" in render_verdict_summary(read_tree(empty))
 
 
 def test_every_page_labels_the_tree_by_its_run_record(run):
     """A -p run is labelled by what it ran (its run.json), not by its checks' profile alone."""
     from ntpnb.book._report import render_verdict_summary
-    from ntpnb.chapter._outputs import RunRecord, write_run_record
+    from ntpnb.records._tree import TreeRecord, write_tree_record
 
     layout, _ = run
-    write_run_record(layout.root, RunRecord("quick", {"n_g": "121"}, (3,), ("07_demo",)))
+    write_tree_record(layout.root, TreeRecord("quick", {"n_g": "121"}, (3,), ("07_demo",)))
     label = "profile quick with n\\_g=121; seed 3"
     report = render_report(read_tree(layout, absent=["08_other"]))
     assert f"The run: {label}; 4 checks at the book's seed." in report
@@ -329,7 +331,7 @@ def _chapter_run_elsewhere(root, notebook: str, env: dict[str, str]) -> None:
 def test_the_report_shows_the_platform_each_run_recorded(tmp_path, monkeypatch):
     """The report renders what the runs recorded (their kernel and threads), not this process's."""
     monkeypatch.delenv("OPENBLAS_CORETYPE", raising=False)
-    layout = output_layout(tmp_path / "outputs")
+    layout = output_tree(tmp_path / "outputs")
     _chapter_run_elsewhere(layout.root, "07_demo", PRESCOTT_1T)
     recorded = json.loads((layout.claims / "07_demo.json").read_text())["platform"]
     assert recorded["openblas_coretype"] == "Prescott"
@@ -351,7 +353,7 @@ def test_the_report_shows_the_platform_each_run_recorded(tmp_path, monkeypatch):
 
 def test_the_report_says_where_two_runs_differ(tmp_path, monkeypatch):
     monkeypatch.delenv("OPENBLAS_CORETYPE", raising=False)
-    layout = output_layout(tmp_path / "outputs")
+    layout = output_tree(tmp_path / "outputs")
     _chapter_run_elsewhere(layout.root, "07_demo", PRESCOTT_1T)
     _chapter_run_elsewhere(layout.root, "08_demo", {"OPENBLAS_NUM_THREADS": "1"})
     (layout.claims / "09_old.json").write_text(
@@ -365,7 +367,7 @@ def test_the_report_says_where_two_runs_differ(tmp_path, monkeypatch):
 
 
 def test_the_report_names_the_notebooks_whose_last_run_failed(tmp_path):
-    layout = output_layout(tmp_path / "outputs")
+    layout = output_tree(tmp_path / "outputs")
     assert "last run of these notebooks failed" not in render_report(read_tree(layout))
     layout.failed.mkdir()
     record = {"notebook": "02_demo", "date": "2026-01-02 03:04 UTC", "error": "ValueError: bad *input*"}
@@ -378,10 +380,10 @@ def test_the_report_names_the_notebooks_whose_last_run_failed(tmp_path):
 
 
 def test_what_ran_is_one_line_that_says_compactly_where_chapters_differ(tmp_path):
-    tree = read_tree(output_layout(tmp_path / "outputs"))
+    tree = read_tree(output_tree(tmp_path / "outputs"))
 
     def sweep(notebook: str, seeds: range) -> Sweep:
-        records = {s: ChapterRecord(notebook, "paper", seed=s, complete=True) for s in seeds}
+        records = {s: ChapterRun(notebook, "paper", seed=s, complete=True) for s in seeds}
         return Sweep(records[seeds[0]], records)
 
     five = [sweep(f"0{i}_chapter", range(5)) for i in (1, 2, 3, 5)]
@@ -390,7 +392,7 @@ def test_what_ran_is_one_line_that_says_compactly_where_chapters_differ(tmp_path
     tree = dataclasses.replace(tree, sweeps=[sweep("01_chapter", range(2)), sweep("02_other", range(2, 5))])
     expected = "seeds 0 and 1 for chapter 1, seeds 2-4 for chapter 2, commit 460b93a"
     assert run_line(tree) == f"the papers' settings, {expected}"
-    run = RunRecord("paper", {"n": "3"}, (0, 1, 2, 3, 4), ())
+    run = TreeRecord("paper", {"n": "3"}, (0, 1, 2, 3, 4), ())
     tree = dataclasses.replace(tree, run=run, sweeps=[*five, sweep("07_attention", range(1))])
     expected = "seeds 0-4 for chapters 1-3 and 5, seed 0 for chapter 7, commit 460b93a"
     assert run_line(tree) == f"the papers' settings with n=3, {expected}"
@@ -439,7 +441,7 @@ def test_a_card_shows_each_field_of_the_verdict_in_its_own_words(run):
 
 
 def test_a_claim_with_protocols_shows_each_protocols_verdict_on_its_card_and_its_checks(tmp_path):
-    layout = output_layout(tmp_path / "outputs")
+    layout = output_tree(tmp_path / "outputs")
     log = ClaimLog("07_attention", "paper", layout.root)
     log.check("B10", "mean local corr", 0.995, ">", 0.99, protocol="authors' loss")
     log.check("B10", "mean local corr", 0.94, ">", 0.99, protocol="paper's loss")
@@ -456,7 +458,7 @@ def test_a_claim_with_protocols_shows_each_protocols_verdict_on_its_card_and_its
 
 
 def test_a_maps_checks_count_in_no_verdict_and_the_report_lists_each_map_apart(tmp_path):
-    layout = output_layout(tmp_path / "outputs")
+    layout = output_tree(tmp_path / "outputs")
     log = ClaimLog("08_beyond", "paper", layout.root)
     log.check("M1", "grid spans 2/L", 0.01, "<=", 0.1, kind="sanity")
     log.check(
@@ -499,10 +501,10 @@ def test_the_registry_refuses_a_map_without_its_papers_claims():
 def test_the_seeds_the_verdicts_rest_on_are_said_once_when_every_chapter_ran_at_the_same():
     from ntpnb.book._report import _seeds_lines
     from ntpnb.book._verdicts import Sweep
-    from ntpnb.chapter._claims import ChapterRecord
+    from ntpnb.records._run import ChapterRun
 
     def sweep(name: str, seeds: tuple[int, ...]) -> Sweep:
-        records = {s: ChapterRecord(name, "paper", seed=s, complete=True) for s in seeds}
+        records = {s: ChapterRun(name, "paper", seed=s, complete=True) for s in seeds}
         return Sweep(records[seeds[0]], records)
 
     same = [sweep("01_a", (0, 1, 2)), sweep("02_b", (0, 1, 2))]

@@ -8,6 +8,7 @@ import re
 
 import pytest
 
+from ntpnb._samples import sample_of
 from ntpnb.book._verdicts import (
     BY_CONSTRUCTION,
     CHECK_FAILED,
@@ -24,15 +25,16 @@ from ntpnb.book._verdicts import (
     statement_across,
     sweep_verdicts,
 )
-from ntpnb.chapter._claims import Artifact, ChapterRecord, Check, ClaimLog, Qualification
-from ntpnb.chapter._layout import output_layout
+from ntpnb.chapter._claims import ClaimLog
 from ntpnb.errors import InvalidDataError
-from ntpnb.statistics import sample_of
+from ntpnb.records._checks import Artifact, Check, Qualification
+from ntpnb.records._places import output_tree
+from ntpnb.records._run import ChapterRun
 
 
 def verdicts(claim_ids, checks, qualifications: list[Qualification] = ()):
     """The verdict of every id in ``claim_ids`` from the checks of one run (one seed)."""
-    record = ChapterRecord("", "", tuple(checks), tuple(qualifications))
+    record = ChapterRun("", "", tuple(checks), tuple(qualifications))
     return sweep_verdicts(claim_ids, [Sweep(record, {0: record})])
 
 
@@ -112,7 +114,7 @@ def test_claim_log_records_kinds_and_qualifications(tmp_path):
 
 
 def record(seed, *checks, quals=()):
-    return ChapterRecord("01_demo", "paper", tuple(checks), tuple(quals), None, seed, True, {"seed": seed})
+    return ChapterRun("01_demo", "paper", tuple(checks), tuple(quals), None, seed, True, {"seed": seed})
 
 
 def sweep(*records):
@@ -372,7 +374,7 @@ def test_a_measurement_is_shown_beyond_the_paper_and_never_qualifies_or_fails_a_
     assert v.verdict == REPRODUCED and v.counts["failed"] == 0
     assert v.reasons[0].startswith("measurement not established: drift")
     # a measurement is no evidence
-    alone = ChapterRecord("01_demo", "paper", books[0].checks[1:], (), None, 0, True, {"seed": 0})
+    alone = ChapterRun("01_demo", "paper", books[0].checks[1:], (), None, 0, True, {"seed": 0})
     assert sweep_verdicts(["A3"], [sweep(alone)])["A3"].verdict == BY_CONSTRUCTION
 
 
@@ -434,7 +436,7 @@ def test_a_headline_quotes_its_numbers_as_ranges_and_its_samples_pooled_over_the
         "mean local correlation 0.987 ± 0.0009 after 2000 to 2004 steps, against the paper's $> 0.99$"
     )
     assert v.summary == v.headline and v.why != v.headline  # the why stays on the card
-    assert ChapterRecord.from_json(json.loads(books[0].dump())).headlines == books[0].headlines
+    assert ChapterRun.from_json(json.loads(books[0].dump())).headlines == books[0].headlines
     log = ClaimLog("07_attention", "paper", tmp_path / "x")
     log.headline("B11", "once")
     with pytest.raises(InvalidDataError, match="already has a headline"):
@@ -477,18 +479,18 @@ def write(tree, rec):
 
 
 def test_load_sweeps_counts_only_the_seeds_that_differ_in_nothing_but_the_seed(tmp_path):
-    layout = output_layout(tmp_path / "out")
+    layout = output_tree(tmp_path / "out")
     base = {"seed": 0, "n": 5, "output_dir": ".."}
-    book = ChapterRecord("01_demo", "paper", (check(),), (), None, 0, True, base)
+    book = ChapterRun("01_demo", "paper", (check(),), (), None, 0, True, base)
     write(layout, book)
-    good = ChapterRecord("01_demo", "paper", (check(),), (), None, 1, True, dict(base, seed=1))
-    other = ChapterRecord("01_demo", "paper", (check(),), (), None, 2, True, dict(base, seed=2, n=6))
-    quick = ChapterRecord("01_demo", "quick", (check(),), (), None, 3, True, dict(base, seed=3))
-    cut = ChapterRecord("01_demo", "paper", (check(),), (), None, 4, False, dict(base, seed=4))
+    good = ChapterRun("01_demo", "paper", (check(),), (), None, 1, True, dict(base, seed=1))
+    other = ChapterRun("01_demo", "paper", (check(),), (), None, 2, True, dict(base, seed=2, n=6))
+    quick = ChapterRun("01_demo", "quick", (check(),), (), None, 3, True, dict(base, seed=3))
+    cut = ChapterRun("01_demo", "paper", (check(),), (), None, 4, False, dict(base, seed=4))
     for rec in (good, other, quick, cut):
-        write(output_layout(layout.seed_root(rec.seed)), rec)
-    (output_layout(layout.seed_root(5)).claims / "01_demo.json").write_text("{not json")
-    failed = output_layout(layout.seed_root(6))
+        write(output_tree(layout.seed_root(rec.seed)), rec)
+    (output_tree(layout.seed_root(5)).claims / "01_demo.json").write_text("{not json")
+    failed = output_tree(layout.seed_root(6))
     failed.failed.mkdir()
     (failed.failed / "01_demo.json").write_text('{"error": "ValueError: broken\\nmore"}')
     (loaded,) = load_sweeps(layout, [book])
@@ -501,18 +503,16 @@ def test_load_sweeps_counts_only_the_seeds_that_differ_in_nothing_but_the_seed(t
 
 
 def test_load_sweeps_sets_aside_a_seed_run_with_other_ntpnb_sources(tmp_path):
-    from ntpnb.chapter._outputs import Manifest, write_manifest
+    from ntpnb.records._manifest import Manifest, write_manifest
 
-    layout = output_layout(tmp_path / "out")
+    layout = output_tree(tmp_path / "out")
     base = {"seed": 0, "n": 5, "output_dir": ".."}
-    book = ChapterRecord("01_demo", "paper", (check(),), (), None, 0, True, base)
+    book = ChapterRun("01_demo", "paper", (check(),), (), None, 0, True, base)
     write(layout, book)
     write_manifest(layout.notebooks / "01_demo.ipynb", Manifest("k0", base, 1.0, {}, "new"))
     for seed, package in ((1, "new"), (2, "old"), (3, "")):
-        tree = output_layout(layout.seed_root(seed))
-        write(
-            tree, ChapterRecord("01_demo", "paper", (check(),), (), None, seed, True, dict(base, seed=seed))
-        )
+        tree = output_tree(layout.seed_root(seed))
+        write(tree, ChapterRun("01_demo", "paper", (check(),), (), None, seed, True, dict(base, seed=seed)))
         write_manifest(tree.notebooks / "01_demo.ipynb", Manifest(f"k{seed}", base, 1.0, {}, package))
     (loaded,) = load_sweeps(layout, [book])
     assert loaded.seeds == (0, 1, 3)  # an unknown package (an older manifest) is not a difference

@@ -9,8 +9,10 @@ import numpy as np
 import pytest
 
 from ntpnb._digits import format_number, format_stable, format_stable_summary, stable_digits
-from ntpnb.chapter._claims import KINDS, ClaimLog, load_chapter_record, load_chapter_records
+from ntpnb.chapter._claims import ClaimLog
 from ntpnb.errors import ClaimCheckError, InvalidDataError, PathError
+from ntpnb.records._checks import KINDS
+from ntpnb.records._run import load_chapter_run, load_chapter_runs
 
 
 @pytest.fixture
@@ -84,14 +86,14 @@ def test_a_chapter_whose_checks_pass_concludes_quietly(log, capsys):
     capsys.readouterr()
     log.conclude()
     assert capsys.readouterr().out == ""
-    record = load_chapter_record(log.path)
+    record = load_chapter_run(log.path)
     assert record.complete and not record.failed
 
 
 def test_the_record_keeps_the_seed(tmp_path):
     log = ClaimLog("demo", "quick", tmp_path, seed=3)
     log.conclude()
-    assert load_chapter_record(log.path).seed == 3
+    assert load_chapter_run(log.path).seed == 3
     with pytest.raises(InvalidDataError, match="seed must be an integer"):
         ClaimLog("demo", "quick", tmp_path, seed="3")
 
@@ -170,7 +172,7 @@ def test_the_record_is_dumped_and_loaded_as_one_type(log, tmp_path):
     log.check("A1", "interval", 0.5, "in", (0.025, 0.975), paper="p")
     log.check("A2", "gap", 3e-17, "<", 1e-12, floor=1e-12, kind="sanity")
     log.qualify("A1", "a stated limit at {k} steps, corr {corr:.3f}", k=np.int64(10), corr=np.float64(0.95))
-    loaded = load_chapter_record(log.path)
+    loaded = load_chapter_run(log.path)
     assert loaded == log.record
     assert loaded.checks[0].target == (0.025, 0.975) and loaded.checks[1].measured == "< 1e-12"
     (q,) = loaded.qualifications
@@ -180,15 +182,15 @@ def test_the_record_is_dumped_and_loaded_as_one_type(log, tmp_path):
         {"k": 10, "corr": 0.95},
     )
     assert q.rendered == "a stated limit at 10 steps, corr 0.950"
-    assert load_chapter_records(log.path.parent) == [loaded]
-    assert load_chapter_records(tmp_path / "nothing here") == []
+    assert load_chapter_runs(log.path.parent) == [loaded]
+    assert load_chapter_runs(tmp_path / "nothing here") == []
 
 
 def test_an_older_record_loads_with_the_defaults_it_lacks(tmp_path):
     old = {"claim": "A1", "what": "x", "value": 0.123456, "relation": ">", "target": 0.0, "tol": 0.0}
     path = tmp_path / "demo.json"
     path.write_text(json.dumps({"notebook": "demo", "profile": "paper", "checks": [dict(old, passed=True)]}))
-    record = load_chapter_record(path)
+    record = load_chapter_run(path)
     assert record.platform is None and record.qualifications == ()
     (check,) = record.checks
     assert (check.kind, check.paper, check.profile, check.measured) == ("claim", "", "paper", "0.1235")
@@ -199,7 +201,7 @@ def test_a_broken_record_is_named(tmp_path, text):
     path = tmp_path / "broken.json"
     path.write_text(text)
     with pytest.raises(PathError, match=r"broken\.json"):
-        load_chapter_record(path)
+        load_chapter_run(path)
 
 
 # ----------------------------------------------------------------------------- kinds
@@ -307,7 +309,7 @@ def test_a_failed_check_prints_the_digits_that_show_its_failure(
     line = capsys.readouterr().out.splitlines()[1]
     assert line.startswith(f"       measured {printed}; required")
     # the printed number itself violates the requirement; one digit fewer would not
-    from ntpnb.chapter._claims import RELATIONS
+    from ntpnb.records._checks import RELATIONS
 
     assert not RELATIONS[relation](float(printed), target, tol)
 
@@ -318,7 +320,7 @@ def test_a_passing_check_keeps_its_rounding(log, capsys):
 
 
 def test_a_check_under_a_protocol_names_it_and_an_undeclared_one_is_refused(log, capsys):
-    from ntpnb.chapter._claims import CHECK_LINE
+    from ntpnb.records._checks import CHECK_LINE
 
     log.check("B10", "mean corr", 0.995, ">", 0.99, protocol="paper's loss")
     log.check("B10", "mean corr", 0.995, ">", 0.99, kind="sanity", protocol="authors' loss")
@@ -334,7 +336,7 @@ def test_a_check_under_a_protocol_names_it_and_an_undeclared_one_is_refused(log,
         ("B10", "sanity", "authors' loss", "mean corr"),
         ("B10", None, None, "mean corr"),
     ]
-    assert load_chapter_record(log.path).checks[0].protocol == "paper's loss"
+    assert load_chapter_run(log.path).checks[0].protocol == "paper's loss"
     with pytest.raises(
         InvalidDataError,
         match=r"protocol \[paper loss\] is not declared for it .*\[paper's loss\], \[authors' loss\]",
@@ -348,7 +350,7 @@ def test_a_check_under_a_protocol_names_it_and_an_undeclared_one_is_refused(log,
 
 
 def test_an_older_record_without_protocols_or_floors_loads():
-    from ntpnb.chapter._claims import Check
+    from ntpnb.records._checks import Check
 
     old = {
         "claim": "A4",

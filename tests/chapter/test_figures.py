@@ -32,13 +32,13 @@ def _close():
 
 def test_four_panels_plot_the_trace_on_log_iterations():
     toy = ntp.toy2d_instance(0)
-    trace = ntp.train(toy, optim.gd(0.5), 100, n_records=10)
+    trace = ntp.train(toy, optim.gd(0.5), 100, n_records=10, lim=ntp.limits(toy))
     _, axes = plt.subplots(1, 4)
     four_panels(axes, trace, ntp.entropy(toy), label="GD", color=COLORS[0])
     keep = trace.iterations >= 1
-    np.testing.assert_array_equal(axes[0].lines[0].get_ydata(), trace["ce"][keep])
+    np.testing.assert_array_equal(axes[0].lines[0].get_ydata(), trace.ce[keep])
     assert axes[0].lines[1].get_ydata()[0] == ntp.entropy(toy)  # the entropy, dotted
-    np.testing.assert_array_equal(axes[2].lines[1].get_ydata(), trace["corr_corrected"][keep])
+    np.testing.assert_array_equal(axes[2].lines[1].get_ydata(), trace.corr_corrected[keep])
     assert all(ax.get_xscale() == "log" for ax in axes) and axes[3].get_yscale() == "log"
 
 
@@ -68,17 +68,18 @@ def test_draw_rows_as_vectors_or_normal_lines():
 
 def test_unit_rows_moves_only_the_iterate_between_frames():
     toy = ntp.toy2d_instance(0)
-    trace = ntp.train(toy, optim.gd(0.5), 50, n_records=5, keep_iterates=True)
-    target = ntp.limits(toy).W_mm_unit
+    lim = ntp.limits(toy)
+    trace = ntp.train(toy, optim.gd(0.5), 50, n_records=5, lim=lim, keep_iterates=True)
+    target = lim.W_mm_unit
     _, ax = plt.subplots()
     show = unit_rows(ax, trace, target, toy.H, 1.5)
     artists = list(ax.get_children())
     for i in (1, 4):
         show(i)
-        W = trace["W"][i] / np.linalg.norm(trace["W"][i])
+        W = trace.iterates[i] / np.linalg.norm(trace.iterates[i])
         np.testing.assert_allclose([line.get_xydata()[1] for line in ax.lines[1::2]], W)
         np.testing.assert_allclose([line.get_xydata()[1] for line in ax.lines[::2]], target)
-        corr = trace["corr"][i]
+        corr = trace.corr[i]
         assert ax.get_title() == rf"$k$ = {trace.iterations[i]}, $\operatorname{{corr}}$ = {corr:.3f}"
     assert list(ax.get_children()) == artists  # the same artists, moved
     assert ax.get_xlim() == (-1.5, 1.5)

@@ -10,7 +10,6 @@ import jupytext
 import pytest
 
 from ntpnb.chapter import _parameters as parameters
-from ntpnb.chapter._layout import notebook_sources
 from ntpnb.chapter._parameters import (
     GLUE_KEY,
     PROJECT_VAR,
@@ -23,6 +22,7 @@ from ntpnb.chapter._parameters import (
 )
 from ntpnb.chapter._registry import paper_value
 from ntpnb.errors import InvalidDataError, NTPError
+from ntpnb.records._places import notebook_sources
 
 from conftest import ROOT
 from fake_notebooks import fake_notebook
@@ -303,7 +303,7 @@ def namespace_of(root: Path, **changed) -> dict:
 
 
 def test_a_run_outside_the_runner_writes_a_labelled_tree_of_its_own_and_says_so(fake_project, capsys):
-    from ntpnb.chapter._outputs import load_run_record
+    from ntpnb.records._tree import load_tree_record
 
     values = parameters.chapter_parameters("07_fake", namespace_of(fake_project))
     tree = fake_project / "outputs" / "runs" / "interactive" / "profile=paper"
@@ -311,7 +311,7 @@ def test_a_run_outside_the_runner_writes_a_labelled_tree_of_its_own_and_says_so(
     first = capsys.readouterr().out.splitlines()[0]
     assert first.startswith("Interactive run (not ntpnb reproduce) at profile paper: its outputs go to ")
     assert "outputs/runs/interactive/profile=paper, never to the book's outputs/" in first
-    record = load_run_record(tree)
+    record = load_tree_record(tree)
     assert record.interactive and record.notebooks == ("07_fake",) and record.seeds == (0,)
     assert record.describe().startswith("interactive run (not ntpnb reproduce), profile paper")
 

@@ -20,7 +20,7 @@ import pytest
 from PIL import Image as PILImage
 
 from ntpnb.chapter import _plotting as plotting
-from ntpnb.chapter._layout import notebook_sources, output_layout
+from ntpnb.records._places import notebook_sources, output_tree
 
 from conftest import ROOT
 
@@ -34,7 +34,7 @@ def _figure(width: float = 4.0):
 
 
 def test_write_figure_writes_identical_files_on_every_run(tmp_path):
-    layout = output_layout(tmp_path / "out")
+    layout = output_tree(tmp_path / "out")
     first = [p.read_bytes() for p in plotting.write_figure(_figure(), layout.figures / "f")]
     second = [p.read_bytes() for p in plotting.write_figure(_figure(), layout.figures / "f")]
     assert [p.suffix for p in plotting.write_figure(_figure(), layout.figures / "f")] == [".png", ".pdf"]
@@ -52,7 +52,7 @@ def _displayed(monkeypatch) -> list[tuple[object, dict]]:
 
 def test_show_figure_saves_closes_and_displays_the_png_at_the_inline_size(tmp_path, monkeypatch):
     shown = _displayed(monkeypatch)
-    layout = output_layout(tmp_path / "out")
+    layout = output_tree(tmp_path / "out")
     fig = _figure()
     assert plotting.show_figure(fig, "g", layout) is None  # a cell ending with it prints no path
     paths = [layout.figures / "g.png", layout.figures / "g.pdf"]
@@ -72,7 +72,7 @@ def test_show_figure_saves_closes_and_displays_the_png_at_the_inline_size(tmp_pa
 
 def test_a_figure_legible_on_a_phone_as_it_is_has_no_phone_layout(tmp_path, monkeypatch):
     shown = _displayed(monkeypatch)
-    plotting.show_figure(_figure(width=3.2), "small", output_layout(tmp_path / "out"))
+    plotting.show_figure(_figure(width=3.2), "small", output_tree(tmp_path / "out"))
     ((_, metadata),) = shown
     record = metadata[plotting.PHONE_RECORD]
     assert "phone" not in record
@@ -91,7 +91,7 @@ def _panels(width: float = plotting.PAGE_WIDTH):
 
 def test_a_figure_too_small_on_a_phone_carries_its_one_column_layout(tmp_path, monkeypatch):
     shown = _displayed(monkeypatch)
-    layout = output_layout(tmp_path / "out")
+    layout = output_tree(tmp_path / "out")
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # a figure that fits the page and re-lays cleanly
         plotting.show_figure(_panels(), "panels", layout)
@@ -123,7 +123,7 @@ def test_a_figure_that_cannot_be_laid_out_for_a_phone_is_a_warning(tmp_path, mon
     with pytest.warns(
         UserWarning, match=r"figure hand: on a phone .* cannot be laid out in one column: .*by hand"
     ):
-        plotting.show_figure(fig, "hand", output_layout(tmp_path / "out"))
+        plotting.show_figure(fig, "hand", output_tree(tmp_path / "out"))
     ((_, metadata),) = shown
     assert "phone" not in metadata[plotting.PHONE_RECORD]
 
@@ -145,7 +145,7 @@ def test_text_pixels_scales_points_by_the_shown_width():
 
 @pytest.mark.parametrize("figures", ["on", "off"])
 def test_show_animation_renders_only_where_figures_are_wanted(figures, monkeypatch):
-    from ntpnb.chapter._layout import FIGURES_VAR
+    from ntpnb.records._places import FIGURES_VAR
 
     monkeypatch.setenv(FIGURES_VAR, figures)
     shown = []
@@ -190,7 +190,7 @@ def test_an_animation_without_alt_text_is_refused():
 
 def test_show_figure_warns_of_text_the_page_would_shrink_below_the_minimum(tmp_path, monkeypatch):
     _displayed(monkeypatch)
-    layout = output_layout(tmp_path / "out")
+    layout = output_tree(tmp_path / "out")
     plotting.use_style()
     fig, ax = plt.subplots(figsize=(plotting.PAGE_WIDTH - 0.4, 3.0))
     ax.set(xlabel=r"$\|W_k\|$", ylabel="y")

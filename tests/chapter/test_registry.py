@@ -12,7 +12,7 @@ import pytest
 from ntpnb.chapter import _registry as registry
 from ntpnb.chapter._registry import CLAIMS, SHORT_WORDS, paper_value, sort_key
 from ntpnb.errors import NTPError
-from ntpnb.linear._recipes import TOY2D_ENTROPY
+from ntpnb.linear._toy2d import TOY2D_ENTROPY
 
 from conftest import ROOT
 
@@ -175,7 +175,8 @@ def test_readme_lists_the_claims_each_chapter_checks():
 
 
 def test_protocols_are_declared_where_the_paper_and_the_authors_code_differ():
-    from ntpnb.chapter._registry import PROTOCOL_KEY, _protocols
+    from ntpnb.chapter._registry import _protocols
+    from ntpnb.records._checks import PROTOCOL_KEY
 
     # the first is the claim as the paper states it, which decides; the authors' code runs another
     assert list(CLAIMS["B10"].protocols) == ["paper's loss", "authors' loss"]

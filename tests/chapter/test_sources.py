@@ -8,9 +8,9 @@ import subprocess
 import pytest
 
 from ntpnb.chapter import _parameters as parameters
-from ntpnb.chapter._outputs import load_manifest
 from ntpnb.chapter._sources import source_changes
 from ntpnb.errors import NTPError
+from ntpnb.records._manifest import load_manifest
 from ntpnb.runner import check_run, reproduce
 
 from fake_notebooks import fake_notebook

@@ -22,8 +22,8 @@ import re
 import jupytext
 import pytest
 
-from ntpnb.chapter._layout import notebook_sources
 from ntpnb.chapter._parameters import GROUPS, read_parameters_cell
+from ntpnb.records._places import notebook_sources
 
 from conftest import ROOT
 

@@ -13,10 +13,11 @@ from typing import Any
 import nbformat
 
 from ntpnb.chapter._claims import ClaimLog
-from ntpnb.chapter._layout import output_layout
-from ntpnb.chapter._outputs import Manifest, output_digests, write_manifest
 from ntpnb.errors import ClaimCheckError
 from ntpnb.explore._grid import Grid, point_label
+from ntpnb.records._cache import output_digests
+from ntpnb.records._manifest import Manifest, write_manifest
+from ntpnb.records._places import output_tree
 
 CHAPTER = "01_demo"
 
@@ -28,7 +29,7 @@ def write_run(
     root: Path, seed: int, parameters: Mapping[str, Any], checks: Sequence[CheckArgs], profile: str = "quick"
 ) -> Path:
     """A completed run of :data:`CHAPTER` into ``root``: its claim record (ClaimLog's), notebook, manifest."""
-    layout = output_layout(root)
+    layout = output_tree(root)
     log = ClaimLog(CHAPTER, profile, root, seed)
     with contextlib.redirect_stdout(io.StringIO()):
         for claim, what, value, relation, target, keywords in checks:
@@ -47,7 +48,7 @@ def write_run(
 
 def write_failure(root: Path) -> None:
     """A run of :data:`CHAPTER` into ``root`` that failed (the runner's failure record, no claim record)."""
-    layout = output_layout(root)
+    layout = output_tree(root)
     layout.failed.mkdir(exist_ok=True)
     (layout.failed / f"{CHAPTER}.json").write_text(json.dumps({"error": "ValueError: diverged\nmore"}))
 

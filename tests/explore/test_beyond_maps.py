@@ -8,7 +8,7 @@ import pytest
 
 import ntpnb as ntp
 from ntpnb import _optim as optim
-from ntpnb.attention import acyclic_end, local_end
+from ntpnb.attention._paper_experiments import acyclic_end, local_end
 from ntpnb.explore import (
     AttentionSamplesMeasure,
     AttentionStepMeasure,
@@ -34,9 +34,9 @@ def test_the_step_size_measure_checks_the_step_run_it_keeps(small_synthetic):
     lr = 1 / ntp.smoothness(data, W0).bound
     corr, dist = measure({"gd_lr": lr}, 7)
     direct = ntp.step_run(data, lim, W0, lr, 300, 50, 10)
-    assert measure.runs == {lr: direct}
+    assert list(measure.runs) == [lr] and measure.runs[lr].values == direct.values
     assert (corr.claim, corr.value, corr.relation, corr.target) == ("M1", direct.corr, ">", 0.5)
-    assert dist.value == direct.dist_f / direct.dist_f0 and dist.relation == "<"
+    assert dist.value == direct.dist_F / direct.dist_F0 and dist.relation == "<"
     assert corr.passed == (direct.corr > 0.5) and dist.passed == (dist.value < 0.5)
 
 
@@ -83,10 +83,10 @@ def test_the_attention_step_measure_runs_every_seed_once_and_checks_each_seeds_t
     corr, stalled = measure({"lr": 0.01}, 1)
     assert measure({"lr": 0.01}, 0) and list(measure.runs) == [0.01]  # one training for both seeds
     direct = acyclic_end(lr=0.01, **TINY, n_trials=3, n_iter=40, seeds=(0, 1)).at(1)
-    assert corr.value == pytest.approx(np.mean(direct["corr"]), rel=1e-12)
+    assert corr.value == pytest.approx(np.mean(direct.corr), rel=1e-12)
     assert corr.sample.test == "mean" and corr.target == 0.5
     assert stalled.sample.test == "rate" and stalled.relation == "==" and stalled.target == 0.0
-    assert stalled.value == np.mean(direct["stalled"])
+    assert stalled.value == np.mean(direct.stalled)
     assert measure.trials(0.01) is measure.runs[0.01]
 
 
@@ -101,7 +101,7 @@ def test_the_attention_samples_measure_checks_each_loss_on_its_own_trials():
     for protocol_key, loss in losses.items():
         direct = local_end(loss, **FIG5, n_trials=2, lr=0.1, n_iter=20, seeds=(3,), **protocol).at(3)
         corr, nonempty, dist = (c for c in checks if c.protocol == protocol_key)
-        assert corr.value == pytest.approx(np.mean(direct["corr_local"]), rel=1e-12)
-        assert nonempty.value == np.mean(direct["nonempty"]) and nonempty.target == 0.1
-        assert dist.value == pytest.approx(np.mean(direct["dist_local"]), rel=1e-12) and dist.target == 0.1
+        assert corr.value == pytest.approx(np.mean(direct.corr_local), rel=1e-12)
+        assert nonempty.value == np.mean(direct.nonempty) and nonempty.target == 0.1
+        assert dist.value == pytest.approx(np.mean(direct.dist_local), rel=1e-12) and dist.target == 0.1
     assert set(measure.runs) == {(4, loss) for loss in losses.values()}

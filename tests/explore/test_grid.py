@@ -6,9 +6,10 @@ import itertools
 
 import pytest
 
+from ntpnb.chapter._parameters import split_values
 from ntpnb.errors import NTPError
 from ntpnb.explore import Axis, Grid, split_parameters
-from ntpnb.explore._grid import checked_grid, parse_axis, point_label, split_values
+from ntpnb.explore._grid import checked_grid, parse_axis, point_label
 
 from conftest import ROOT
 

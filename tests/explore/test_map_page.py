@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from ntpnb.explore import Axis, Grid, check_maps, point_check, run_grid
-from ntpnb.explore._maps import load_explore
 from ntpnb.explore._page import map_page
+from ntpnb.explore._read import load_explore
 
 from .map_trees import CHAPTER, write_explore
 

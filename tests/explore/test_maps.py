@@ -1,4 +1,4 @@
-"""Maps of checks across a grid (ntpnb.explore._maps): decisions, boundaries, figures, trees."""
+"""Maps of checks across a grid (ntpnb.explore._results to _draw): decisions, boundaries, figures, trees."""
 
 from __future__ import annotations
 
@@ -12,11 +12,10 @@ import warnings
 import matplotlib
 import pytest
 
+from ntpnb._samples import sample_of
 from ntpnb.book._trees import shown
 from ntpnb.book._verdicts import Series, Sweep, series_of
-from ntpnb.chapter._claims import ChapterRecord, ClaimLog
-from ntpnb.chapter._layout import output_layout
-from ntpnb.chapter._outputs import is_temporary
+from ntpnb.chapter._claims import ClaimLog
 from ntpnb.chapter._plotting import LEGIBLE_PIXELS, PHONE_PIXELS, figure_record, show_figure, text_pixels
 from ntpnb.errors import InvalidDataError, NTPError
 from ntpnb.explore import (
@@ -32,8 +31,10 @@ from ntpnb.explore import (
     summary_lines,
 )
 from ntpnb.explore._folder import write_maps
-from ntpnb.explore._maps import load_explore
-from ntpnb.statistics import sample_of
+from ntpnb.explore._read import load_explore
+from ntpnb.records._files import is_temporary
+from ntpnb.records._places import output_tree
+from ntpnb.records._run import ChapterRun
 
 from .map_trees import CHAPTER, write_explore
 
@@ -178,7 +179,7 @@ def test_a_statistical_check_is_decided_on_its_trials_pooled_over_the_seeds_as_t
     assert m.boundaries == (Boundary("shift", 0.0, 0.01, False, {}),)
     for shift in (0.0, 0.01):  # the verdicts' decision of the same records
         records = {
-            r.seed: ChapterRecord(CHAPTER, "quick", r.checks, seed=r.seed, complete=True)
+            r.seed: ChapterRun(CHAPTER, "quick", r.checks, seed=r.seed, complete=True)
             for r in results.runs
             if r.point["shift"] == shift
         }
@@ -265,7 +266,7 @@ def test_a_chapter_shows_a_map_with_show_figure_without_a_warning(tmp_path):
         (0, 1),
         lambda p, s: [point_check("A2", "a long description of the value measured, ||W_k||", p["x"], "<", 4)],
     )
-    layout = output_layout(tmp_path)
+    layout = output_tree(tmp_path)
     with warnings.catch_warnings(), contextlib.redirect_stdout(io.StringIO()):
         warnings.simplefilter("error")
         for results in (run_grid(LINE, (0, 1), below(3.5)), wide):

@@ -19,6 +19,11 @@ def data():
     return random_data(m=5, d=7, V=6, S=3, seed=3)  # d > m: compatible and separable
 
 
+@pytest.fixture(scope="module")
+def lim(data):
+    return training.limits(data)
+
+
 def test_gradient_fn_matches_ce_grad_single_and_batched(data):
     grad = gradient_fn(data)
     rng = np.random.default_rng(0)
@@ -67,11 +72,11 @@ def test_sampled_gradients_batched_shape_and_seeded(data):
     assert not np.allclose(g1[0], g1[1])  # each batch element draws its own samples
 
 
-def test_bad_sampling_is_named_by_train(data):
+def test_bad_sampling_is_named_by_train(data, lim):
     with pytest.raises(InvalidDataError, match="sampling"):
-        training.train(data, optim.sgd(0.1), 5, batch_size=5, sampling="tokens")
+        training.train(data, optim.sgd(0.1), 5, batch_size=5, sampling="tokens", lim=lim)
     with pytest.raises(InvalidDataError, match="batch_size"):
-        training.train(data, optim.sgd(0.1), 5, batch_size=0)
+        training.train(data, optim.sgd(0.1), 5, batch_size=0, lim=lim)
 
 
 def test_tracker_values_by_hand(data):
@@ -97,66 +102,69 @@ def test_the_loss_and_norm_record_is_ce_and_the_frobenius_norm(data):
     rec = ntp.loss_and_norm(data)(W)
     assert rec == {"ce": ntp.ce_loss(data, W), "norm": np.linalg.norm(W)}
     trace = ntp.run_decoder(data, optim.gd(0.5), 20, W, record=ntp.loss_and_norm(data), record_at=[20])
-    assert trace["ce"][-1] == pytest.approx(ntp.ce_loss(data, trace.W), rel=1e-12)
+    assert trace.ce[-1] == pytest.approx(ntp.ce_loss(data, trace.W), rel=1e-12)
     with pytest.raises(InvalidDataError, match="expected NTPData"):
         ntp.loss_and_norm(W)
 
 
-def test_train_default_init_is_lecun_and_seeded(data):
-    t1 = training.train(data, optim.gd(0.5), 0, seed=11)
-    t2 = training.train(data, optim.gd(0.5), 0, seed=11)
+def test_train_default_init_is_lecun_and_seeded(data, lim):
+    t1 = training.train(data, optim.gd(0.5), 0, seed=11, lim=lim)
+    t2 = training.train(data, optim.gd(0.5), 0, seed=11, lim=lim)
     np.testing.assert_array_equal(t1.W, t2.W)
     np.testing.assert_array_equal(t1.W, optim.lecun_init((data.V, data.d), data.d, np.random.default_rng(11)))
 
 
-def test_train_batched_trials_equal_single_runs(data):
+def test_train_batched_trials_equal_single_runs(data, lim):
     W0 = np.stack([optim.lecun_init((data.V, data.d), data.d, s) for s in range(3)])
-    batched = training.train(data, optim.normalized_gd(0.05), 200, W0=W0, n_records=8)
+    batched = training.train(data, optim.normalized_gd(0.05), 200, W0=W0, n_records=8, lim=lim)
     for s in range(3):
-        single = training.train(data, optim.normalized_gd(0.05), 200, W0=W0[s], n_records=8)
+        single = training.train(data, optim.normalized_gd(0.05), 200, W0=W0[s], n_records=8, lim=lim)
         for name in ("ce", "kl", "norm", "corr", "corr_corrected", "dist_F"):
-            np.testing.assert_allclose(batched[name][:, s], single[name], rtol=1e-10, atol=1e-13)
+            np.testing.assert_allclose(
+                getattr(batched, name)[:, s], getattr(single, name), rtol=1e-10, atol=1e-13
+            )
 
 
-def test_train_rejects_a_wrong_initialization(data):
+def test_train_rejects_a_wrong_initialization(data, lim):
     with pytest.raises(InvalidDataError, match="W0"):
-        training.train(data, optim.gd(0.5), 5, W0=np.zeros((data.d, data.V)))
+        training.train(data, optim.gd(0.5), 5, W0=np.zeros((data.d, data.V)), lim=lim)
 
 
 @pytest.mark.parametrize(
     "opt", [optim.gd(0.5), optim.normalized_gd(0.02), optim.adam(0.01)], ids=lambda o: o.name
 )
-def test_every_method_decreases_the_loss_and_grows_the_norm(data, opt):
-    trace = training.train(data, opt, 3000, seed=0, n_records=10)
-    assert trace["kl"][-1] < 0.1 * trace["kl"][0]
-    assert trace["norm"][-1] > 2 * trace["norm"][0]
+def test_every_method_decreases_the_loss_and_grows_the_norm(data, lim, opt):
+    trace = training.train(data, opt, 3000, seed=0, n_records=10, lim=lim)
+    assert trace.kl[-1] < 0.1 * trace.kl[0]
+    assert trace.norm[-1] > 2 * trace.norm[0]
 
 
-def test_gd_direction_approaches_the_svm_solution(data):
+def test_gd_direction_approaches_the_svm_solution(data, lim):
     """Theorem 2 on a small instance: GD's direction and F-part approach W^mm and W*.
 
     The limits come from the verified QP solver and the linear solve, independently of the
     training loop, so a wrong limit would keep these numbers away from 1 and 0. Directional
     convergence is slow (1 - corr falls like a power of 1 / log k), hence the 0.98.
     """
-    trace = training.train(data, optim.gd(0.5), 20_000, seed=0, n_records=10)
-    assert trace["corr"][-1] > 0.98
-    assert trace["corr_corrected"][-1] > 0.98
-    assert np.all(np.diff(trace["corr"][3:]) > 0)
-    assert trace["dist_F"][-1] < 1e-3 * trace["dist_F"][0]
-    assert np.all(np.diff(trace["norm"][3:]) > 0)
+    trace = training.train(data, optim.gd(0.5), 20_000, seed=0, n_records=10, lim=lim)
+    assert trace.corr[-1] > 0.98
+    assert trace.corr_corrected[-1] > 0.98
+    assert np.all(np.diff(trace.corr[3:]) > 0)
+    assert trace.dist_F[-1] < 1e-3 * trace.dist_F[0]
+    assert np.all(np.diff(trace.norm[3:]) > 0)
 
 
-def test_normalized_gd_aligns_but_its_f_part_stalls_at_the_step_size(data):
+def test_normalized_gd_aligns_but_its_f_part_stalls_at_the_step_size(data, lim):
     """NGD's steps keep length lr, so P_F(W_k) hovers at a distance of order lr from W*."""
     small, large = (
-        training.train(data, optim.normalized_gd(lr), 20_000, seed=0, n_records=10) for lr in (0.05, 0.2)
+        training.train(data, optim.normalized_gd(lr), 20_000, seed=0, n_records=10, lim=lim)
+        for lr in (0.05, 0.2)
     )
-    assert small["corr"][-1] > 0.98 and large["corr"][-1] > 0.98
-    assert small["dist_F"][-1] < 0.5 * large["dist_F"][-1]
+    assert small.corr[-1] > 0.98 and large.corr[-1] > 0.98
+    assert small.dist_F[-1] < 0.5 * large.dist_F[-1]
 
 
-def test_limits_are_computed_once_per_run_not_per_iteration(data, monkeypatch):
+def test_limits_are_computed_once_per_data_set_not_per_iteration(data, monkeypatch):
     calls = {"svm": 0, "star": 0}
     real_svm, real_star = training.ntp_svm, training.finite_solution
 
@@ -170,5 +178,7 @@ def test_limits_are_computed_once_per_run_not_per_iteration(data, monkeypatch):
 
     monkeypatch.setattr(training, "ntp_svm", counting_svm)
     monkeypatch.setattr(training, "finite_solution", counting_star)
-    training.train(data, optim.gd(0.5), 500, n_records=40)
+    lim = training.limits(data)
+    for opt in (optim.gd(0.5), optim.normalized_gd(0.05)):  # every run on the data takes them handed on
+        training.train(data, opt, 500, n_records=40, lim=lim)
     assert calls == {"svm": 1, "star": 1}

@@ -42,14 +42,14 @@ def _start(data, batch=()):
 
 
 def _record(W):
-    return {"W": W, "norm": np.sqrt(np.sum(W * W, axis=(-2, -1)))}
+    return {"iterates": W, "norm": np.sqrt(np.sum(W * W, axis=(-2, -1)))}
 
 
 def _assert_close(trace, reference, rtol=1e-10):
     np.testing.assert_array_equal(trace.iterations, reference.iterations)
-    scale = np.abs(reference["W"]).max()
-    np.testing.assert_allclose(trace["W"], reference["W"], rtol=0, atol=rtol * scale)
-    np.testing.assert_allclose(trace["norm"], reference["norm"], rtol=rtol)
+    scale = np.abs(reference.iterates).max()
+    np.testing.assert_allclose(trace.iterates, reference.iterates, rtol=0, atol=rtol * scale)
+    np.testing.assert_allclose(trace.norm, reference.norm, rtol=rtol)
     np.testing.assert_allclose(trace.W, reference.W, rtol=0, atol=rtol * scale)
 
 
@@ -85,7 +85,7 @@ def test_full_batch_runs_match_the_numpy_reference(data, opt, batch):
     fast = descent.run_decoder(data, opt, STEPS, W0, record=_record, record_at=GRID)
     ref = optim.run(gradient_fn(data), W0, opt, STEPS, record=_record, record_at=GRID, batch_ndim=len(batch))
     _assert_close(fast, ref)
-    assert fast["norm"].shape == (GRID.size, *batch)
+    assert fast.norm.shape == (GRID.size, *batch)
 
 
 @pytest.mark.parametrize("sampling", descent.SAMPLING_KINDS)
@@ -117,7 +117,7 @@ def test_trials_in_a_batch_get_the_floats_they_get_alone(data, opt):
     batched = descent.run_decoder(data, opt, 60, W0, record=_record, record_at=GRID[GRID <= 60])
     for t in range(3):
         alone = descent.run_decoder(data, opt, 60, W0[t], record=_record, record_at=GRID[GRID <= 60])
-        np.testing.assert_array_equal(batched["W"][:, t], alone["W"])
+        np.testing.assert_array_equal(batched.iterates[:, t], alone.iterates)
 
 
 @pytest.mark.parametrize("opt", METHODS, ids=lambda o: o.name)
@@ -127,9 +127,9 @@ def test_chunks_and_grids_change_no_float(data, opt, monkeypatch):
     sparse = descent.run_decoder(data, opt, 90, W0, record=_record, record_at=np.array([0, 30, 90]))
     monkeypatch.setattr(ntp.settings, "DESCENT_CHUNK_MACS", 7 * 2 * data.V * data.m * max(data.m, data.d))
     dense = descent.run_decoder(data, opt, 120, W0, record=_record, record_at=np.arange(0, 121, 5))
-    np.testing.assert_array_equal(dense["W"][[0, 6, 18]], sparse["W"])
+    np.testing.assert_array_equal(dense.iterates[[0, 6, 18]], sparse.iterates)
     prefix = descent.run_decoder(data, opt, 30, W0)
-    np.testing.assert_array_equal(prefix.W, sparse["W"][1])
+    np.testing.assert_array_equal(prefix.W, sparse.iterates[1])
 
 
 def test_train_is_the_compiled_run_with_the_tracker():
@@ -140,7 +140,7 @@ def test_train_is_the_compiled_run_with_the_tracker():
     grad, record = gradient_fn(data), training.tracker(data, lim)
     ref = optim.run(grad, W0, optim.adam(0.01), STEPS, record=record, record_at=GRID)
     for name in ("ce", "kl", "norm", "corr", "corr_corrected", "dist_F"):
-        np.testing.assert_allclose(trace[name], ref[name], rtol=1e-10, atol=1e-13)
+        np.testing.assert_allclose(getattr(trace, name), getattr(ref, name), rtol=1e-10, atol=1e-13)
 
 
 def test_progress_is_reported_at_every_record_and_at_the_end(data):

@@ -57,7 +57,7 @@ def near_duplicates(m: int, d: int, V: int, rel: float, seed: int, row_exponents
 
 def _verified_residual(data: ntp.NTPData, w: np.ndarray) -> float:
     """An upper bound on the exact ``||G w - b||`` of (4) at ``w``."""
-    return sum(_accurate_residual(data, w))
+    return sum(_accurate_residual(ntp_constraints(data), w))
 
 
 def full_rank_solve(data: ntp.NTPData, logits: np.ndarray) -> np.ndarray | None:

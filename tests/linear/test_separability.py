@@ -487,7 +487,7 @@ def test_lsqr_and_the_dense_svd_give_the_same_finite_solution(size):
 
     data = normalized(gaussian_instance(*size))[0]  # both solve the normalized problem
     w_dense, res_dense = _solve_dense(data)
-    w_lsqr, res_lsqr = _solve_lsqr(data)
+    w_lsqr, res_lsqr = _solve_lsqr(data, ntp_constraints(data))
     assert np.linalg.norm(w_lsqr - w_dense) <= LSQR_RTOL * np.linalg.norm(w_dense)
     assert max(res_dense, res_lsqr) <= 1e-10  # both compatible, far below COMPAT_RTOL * ||b||
 

@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 
 from ntpnb.chapter import _parameters as profiles
-from ntpnb.chapter._claims import load_chapter_record
-from ntpnb.chapter._layout import exploratory_output_dir, output_layout
 from ntpnb.errors import NTPError, RunInterruptedError
+from ntpnb.records._places import exploratory_output_dir, output_tree
+from ntpnb.records._run import load_chapter_run
 from ntpnb.runner import reproduce
 from ntpnb.runner._jupyter_kernel import RUN_MARKER
 from ntpnb.runner._workers import marked_processes
@@ -53,7 +53,7 @@ def project(tmp_path, monkeypatch):
 def test_a_sweep_runs_as_tasks_of_a_dask_cluster(project, dask_client):
     address = dask_client.scheduler.address
     results = reproduce(project, profile="quick", seeds=3, scheduler=address, log=lambda line: None)
-    assert [(r.name, r.seed, r.sweep) for r in results] == [
+    assert [(r.notebook, r.seed, r.sweep) for r in results] == [
         ("a_one", 0, False),
         ("a_one", 1, True),
         ("a_one", 2, True),
@@ -62,14 +62,14 @@ def test_a_sweep_runs_as_tasks_of_a_dask_cluster(project, dask_client):
         ("b_two", 2, True),
     ]
     # every run completed; the check fails at the odd seed, which the result and record say
-    assert all(r.completed for r in results)
+    assert all(r.complete for r in results)
     assert [r.ok for r in results] == [True, False, True, True, False, True]
     assert results[1].failed_checks == (
         "A1 seed parity: measured 1; required == 0 (relation ==, value 0, tolerance 0)",
     )
-    layout = output_layout(results[0].executed.parent.parent)
+    layout = output_tree(results[0].executed.parent.parent)
     assert layout.root == exploratory_output_dir(project.resolve(), "quick", {})  # not the book's tree
-    record = load_chapter_record(layout.seed_root(2) / "claims" / "b_two.json")
+    record = load_chapter_run(layout.seed_root(2) / "claims" / "b_two.json")
     assert record.seed == 2 and record.complete and record.parameters["seed"] == 2
     executed = json.loads((layout.seed_root(1) / "notebooks" / "a_one.ipynb").read_text())
     assert "seed 1" in json.dumps(executed)
@@ -79,6 +79,7 @@ def test_a_sweep_runs_as_tasks_of_a_dask_cluster(project, dask_client):
 
 
 def test_an_interrupted_cluster_run_ends_its_processes_on_the_workers(project, dask_client, monkeypatch):
+    from ntpnb.runner import _cluster as cluster_module
     from ntpnb.runner import _run as run_module
 
     marks = []
@@ -92,14 +93,24 @@ def test_an_interrupted_cluster_run_ends_its_processes_on_the_workers(project, d
 
     monkeypatch.setattr(run_module, "run_environment", recorded)
     monkeypatch.setenv("NTPNB_TEST_SLEEP", "60")
-    timer = threading.Timer(4.0, os.kill, (os.getpid(), signal.SIGINT))
+    handled = cluster_module.signals_handled
+
+    @contextmanager
+    def interrupted_while_handled(signals, handler):
+        # Ctrl-C 4 s into the run, sent only while the run handles it: never to pytest's own
+        # handler (which would end this test process, an xdist worker, with a KeyboardInterrupt)
+        with handled(signals, handler):
+            timer = threading.Timer(4.0, os.kill, (os.getpid(), signal.SIGINT))
+            timer.start()
+            try:
+                yield
+            finally:
+                timer.cancel()
+
+    monkeypatch.setattr(cluster_module, "signals_handled", interrupted_while_handled)
     started = time.monotonic()
-    timer.start()
-    try:
-        with pytest.raises(RunInterruptedError, match="interrupted after 0 of 4 notebook runs"):
-            reproduce(project, profile="quick", seeds=2, scheduler=dask_client.scheduler.address, force=True)
-    finally:
-        timer.cancel()
+    with pytest.raises(RunInterruptedError, match="interrupted after 0 of 4 notebook runs"):
+        reproduce(project, profile="quick", seeds=2, scheduler=dask_client.scheduler.address, force=True)
     assert time.monotonic() - started < 30
     (mark,) = marks
     deadline = time.monotonic() + 10

@@ -3,7 +3,7 @@
 The fast tests check what an explore refuses and records before anything runs. The slow ones run
 a tiny chapter (:data:`BODY`, named like chapter 3 so that its profiles exist; it checks
 ``toy_lr`` against a bound, so the check's decision changes across the grid) end to end, and
-chapter 3 itself at the quick profile; the maps of :mod:`ntpnb.explore._maps` are drawn at their
+chapter 3 itself at the quick profile; the maps of :mod:`ntpnb.explore._draw` are drawn at their
 end (their own tests check them).
 """
 
@@ -24,11 +24,13 @@ import pytest
 from ntpnb import cli
 from ntpnb.book._compare import compare_explores, explore_runs, print_comparison
 from ntpnb.chapter import _parameters as profiles
-from ntpnb.chapter._claims import load_chapter_record
-from ntpnb.chapter._outputs import RunRecord, write_run_record
+from ntpnb.cli._checks import check_command
+from ntpnb.cli._parser import EXPLORE_EXAMPLE
 from ntpnb.errors import NTPError
 from ntpnb.explore import split_parameters
 from ntpnb.explore._grid import parse_axis
+from ntpnb.records._run import load_chapter_run
+from ntpnb.records._tree import TreeRecord, write_tree_record
 from ntpnb.runner._explore import check_explore, explore
 
 from conftest import ROOT, local_dask
@@ -143,7 +145,7 @@ def test_a_tree_holds_one_grid(project):
         )
     # a point's tree that holds a run of another setting is refused as reproduce refuses it
     (project / "out2" / "points" / "toy_lr=0.1").mkdir(parents=True)
-    write_run_record(project / "out2" / "points" / "toy_lr=0.1", RunRecord("paper"))
+    write_tree_record(project / "out2" / "points" / "toy_lr=0.1", TreeRecord("paper"))
     with pytest.raises(NTPError, match="holds a run of profile paper"):
         check_explore(project, "03", axes, {}, profile="quick", output_dir=project / "out2")
 
@@ -162,7 +164,7 @@ def test_every_output_folder_holds_one_kind_of_tree_and_nothing_of_the_users(pro
     (mine / "notes.txt").write_text("mine")
     run_tree = project / "outputs" / "runs" / "profile=quick"
     run_tree.mkdir(parents=True)
-    write_run_record(run_tree, RunRecord("quick", {}, (0,), (CHAPTER,)))
+    write_tree_record(run_tree, TreeRecord("quick", {}, (0,), (CHAPTER,)))
     explore_tree = project / "grid"
     explore_tree.mkdir()
     (explore_tree / "explore.json").write_text(json.dumps({"chapter": CHAPTER, "axes": [{"name": "toy_lr"}]}))
@@ -191,15 +193,15 @@ def test_every_output_folder_holds_one_kind_of_tree_and_nothing_of_the_users(pro
         err = capsys.readouterr().err
         assert said in err, err
         with pytest.raises(NTPError, match=re.escape(said[:40])):
-            cli._check_command([*argv, *root])
+            check_command([*argv, *root])
     assert listing(project) == before  # nothing written: no lock, no record, no folder
     # --force writes into a folder of one's own (its outputs replace files of the same names)
-    assert cli._check_command(["reproduce", "03", "--out", str(mine), "--force", *root]) is not None
-    assert cli._check_command(["explore", "03", "-p", "toy_lr=0.1,1", "--out", str(mine), "--force", *root])
+    assert check_command(["reproduce", "03", "--out", str(mine), "--force", *root]) is not None
+    assert check_command(["explore", "03", "-p", "toy_lr=0.1,1", "--out", str(mine), "--force", *root])
     # never into a tree of another kind; and a folder holding both kinds is read by no command
     with pytest.raises(NTPError, match="never into another kind of tree"):
-        cli._check_command(["explore", "03", "-p", "toy_lr=0.1,1", "--out", str(run_tree), "--force", *root])
-    write_run_record(explore_tree, RunRecord("quick"))
+        check_command(["explore", "03", "-p", "toy_lr=0.1,1", "--out", str(run_tree), "--force", *root])
+    write_tree_record(explore_tree, TreeRecord("quick"))
     for argv in (["book", "--run", str(explore_tree), *root], ["compare", str(explore_tree), str(run_tree)]):
         assert cli.main(argv) == 2
         assert "holds both a run (run.json) and an explore (explore.json)" in capsys.readouterr().err
@@ -207,10 +209,10 @@ def test_every_output_folder_holds_one_kind_of_tree_and_nothing_of_the_users(pro
 
 
 def test_the_command_line_is_checked_as_explore_checks_it(project):
-    assert cli._check_command(["explore", "03", "--root", str(project), "-p", "toy_lr=0.1,1"]).chapter == "03"
+    assert check_command(["explore", "03", "--root", str(project), "-p", "toy_lr=0.1,1"]).chapter == "03"
     with pytest.raises(NTPError, match="explore needs an axis"):
-        cli._check_command(["explore", "03", "--root", str(project), "-p", "toy_lr=0.1"])
-    assert cli._check_command(cli.EXPLORE_EXAMPLE.split()[1:]) is not None  # the example of --help
+        check_command(["explore", "03", "--root", str(project), "-p", "toy_lr=0.1"])
+    assert check_command(EXPLORE_EXAMPLE.split()[1:]) is not None  # the example of --help
 
 
 def run_quietly(root, *args, scheduler=None, **kwargs):
@@ -248,7 +250,7 @@ def test_a_grid_runs_every_point_at_every_seed_into_its_tree_then_is_cached(proj
         ("toy_lr=1.5", 0, False),
         ("toy_lr=1.5", 1, True),
     ]
-    assert all(r.completed for r in done.results)
+    assert all(r.complete for r in done.results)
     assert [r.ok for r in done.results] == [True, True, False, False]  # the check fails at 1.5
     record = json.loads((tree / "explore.json").read_text())
     assert record["seeds"] == [0, 1] and [p["dir"] for p in record["points"]] == [
@@ -257,7 +259,7 @@ def test_a_grid_runs_every_point_at_every_seed_into_its_tree_then_is_cached(proj
     ]
     for point, lr in (("toy_lr=0.5", 0.5), ("toy_lr=1.5", 1.5)):
         for seed, where in ((0, tree / "points" / point), (1, tree / "points" / point / "seeds" / "seed=1")):
-            claims = load_chapter_record(where / "claims" / f"{CHAPTER}.json")
+            claims = load_chapter_run(where / "claims" / f"{CHAPTER}.json")
             assert claims.complete and claims.seed == seed
             assert claims.parameters["toy_lr"] == lr and claims.parameters["toy_iters"] == 9
             (check,) = claims.checks
@@ -323,7 +325,7 @@ def test_a_grid_on_a_dask_cluster_equals_the_local_one(project, tmp_path, capsys
         project, "03", axes, fixed, profile="quick", seeds=2, output_dir=tmp_path / "local"
     )
     remote = run_on_dask(project, ["toy_lr=0.5,1.5"], tmp_path / "dask")
-    assert [r.completed for r in remote.results] == [True] * 4
+    assert [r.complete for r in remote.results] == [True] * 4
     assert sorted(explore_runs(local.tree)) == [
         "toy_lr=0.5 seed 0",
         "toy_lr=0.5 seed 1",
@@ -346,10 +348,10 @@ def test_chapter_3_over_a_threshold_at_the_quick_profile(tmp_path, capsys):
     axes, fixed = split_parameters(["toy_max_gap_ratio=1e-6,0.05"])
     out = tmp_path / "ch3"
     done, _ = run_quietly(ROOT, "03", axes, fixed, profile="quick", seeds=2, output_dir=out, jobs=2)
-    assert [r.completed for r in done.results] == [True] * 4
+    assert [r.complete for r in done.results] == [True] * 4
     for point, ratio in (("toy_max_gap_ratio=1e-06", 1e-6), ("toy_max_gap_ratio=0.05", 0.05)):
         for where in (out / "points" / point, out / "points" / point / "seeds" / "seed=1"):
-            record = load_chapter_record(where / "claims" / f"{CHAPTER}.json")
+            record = load_chapter_run(where / "claims" / f"{CHAPTER}.json")
             assert record.parameters["toy_max_gap_ratio"] == ratio
             gap = [c for c in record.checks if c.claim == "A9" and c.relation == "<" and c.target == ratio]
             assert gap, [(c.claim, c.what, c.relation, c.target) for c in record.checks]

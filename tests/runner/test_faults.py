@@ -23,7 +23,7 @@ import pytest
 
 import ntpnb
 from ntpnb.chapter import _parameters as profiles
-from ntpnb.chapter._outputs import atomic_path, atomic_write_text, is_temporary
+from ntpnb.records._files import atomic_path, atomic_write_text, is_temporary
 from ntpnb.runner._workers import marked_processes
 
 from conftest import ROOT
@@ -174,7 +174,7 @@ def test_atomic_write_to_a_read_only_folder_leaves_nothing(tmp_path):
     atomic_write_text(target, '{"old": 1}\n')
     # the write runs in a child, under a read-only mount where the user is root (read_only)
     write = (
-        "import sys\nfrom ntpnb.chapter._outputs import atomic_write_text\n"
+        "import sys\nfrom ntpnb.records._files import atomic_write_text\n"
         f"try:\n    atomic_write_text({str(target)!r}, '{{\"new\": 2}}\\n')\n"
         "except OSError as exc:\n    print(type(exc).__name__, exc.errno)\n    sys.exit(3)\n"
     )

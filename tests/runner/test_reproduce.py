@@ -15,13 +15,17 @@ import pytest
 import ntpnb
 from ntpnb import settings
 from ntpnb.chapter import _parameters as profiles
-from ntpnb.chapter._layout import exploratory_output_dir, notebook_sources
 from ntpnb.errors import NTPError
-from ntpnb.runner import _choice as choice
+from ntpnb.records import _cache as cache
+from ntpnb.records._cache import package_fingerprint
+from ntpnb.records._places import exploratory_output_dir, notebook_sources
+from ntpnb.runner import _check as checking
 from ntpnb.runner import _jupyter_kernel as kernels
+from ntpnb.runner import _plan as choice
 from ntpnb.runner import _workers as workers
 from ntpnb.runner import reproduce
-from ntpnb.runner._choice import package_fingerprint, seed_runs, select_notebooks
+from ntpnb.runner._check import select_notebooks
+from ntpnb.runner._plan import seed_runs
 
 from conftest import ROOT
 from fake_notebooks import fake_notebook
@@ -90,7 +94,7 @@ def test_every_profile_belongs_to_a_notebook_and_every_notebook_is_in_the_book()
 
 def test_the_benchmark_record_times_every_notebook_at_every_profile():
     """The order for untimed notebooks and a first run's estimate come from it: none is missing."""
-    from ntpnb.runner._timings import reference_seconds, slowest_first
+    from ntpnb.records._timings import reference_seconds, slowest_first
 
     reference = reference_seconds(ROOT)
     assert sorted(slowest_first(reference)) == sorted(p.stem for p in SOURCES)
@@ -98,17 +102,17 @@ def test_the_benchmark_record_times_every_notebook_at_every_profile():
 
 
 def test_untimed_notebooks_start_in_the_slowest_first_order(tmp_path):
-    from ntpnb.chapter._layout import output_layout
+    from ntpnb.records._places import output_tree
 
-    layout = output_layout(tmp_path / "outputs")
+    layout = output_tree(tmp_path / "outputs")
     runs = [
-        choice.NotebookRun(tmp_path / f"{name}.md", {}, layout, "key")
+        choice.PlannedRun(tmp_path / f"{name}.md", {}, layout, "key")
         for name in ("a_first", "b_second", "c_third", "d_other")
     ]
     timed = {"quick": {"b_second": {"seconds": 5.0}}}
     (tmp_path / "outputs" / "timings.json").write_text(json.dumps(timed))
     seconds = choice.recorded_seconds(runs, "quick")
-    ordered = [run.name for run in choice.longest_first(runs, seconds, ("c_third", "a_first"))]
+    ordered = [run.notebook for run in choice.longest_first(runs, seconds, ("c_third", "a_first"))]
     assert ordered == ["c_third", "a_first", "d_other", "b_second"]  # untimed first, by rank
 
 
@@ -122,31 +126,31 @@ def test_untimed_notebooks_start_in_the_slowest_first_order(tmp_path):
     ],
 )
 def test_the_sweeps_seeds_are_ordered_by_their_notebooks_time_at_the_books_seed(tmp_path, timed, expected):
-    from ntpnb.chapter._layout import output_layout
+    from ntpnb.records._places import output_tree
 
-    layout = output_layout(tmp_path / "outputs")
+    layout = output_tree(tmp_path / "outputs")
     if timed:
         seconds = {"quick": {"fast": {"seconds": 2.0}, "slow": {"seconds": 30.0}}}
         (tmp_path / "outputs" / "timings.json").write_text(json.dumps(seconds))
     runs = []
     for name in ("fast", "slow"):
-        runs.append(choice.NotebookRun(tmp_path / f"{name}.md", {"seed": 0}, layout, "k"))
+        runs.append(choice.PlannedRun(tmp_path / f"{name}.md", {"seed": 0}, layout, "k"))
         for seed in (1, 2):
-            tree = output_layout(layout.seed_root(seed))
-            runs.append(choice.NotebookRun(tmp_path / f"{name}.md", {"seed": seed}, tree, "k", sweep=True))
+            tree = output_tree(layout.seed_root(seed))
+            runs.append(choice.PlannedRun(tmp_path / f"{name}.md", {"seed": seed}, tree, "k", sweep=True))
     ordered = choice.longest_first(runs, choice.recorded_seconds(runs, "quick"), ("slow", "fast"))
     assert [run.label for run in ordered] == expected
 
 
 def test_a_sweep_runs_every_notebook_at_the_next_seeds_into_trees_of_their_own(tmp_path, monkeypatch):
-    from ntpnb.chapter._layout import output_layout
-    from ntpnb.runner._choice import seed_runs
+    from ntpnb.records._places import output_tree
+    from ntpnb.runner._plan import seed_runs
 
-    layout = output_layout(tmp_path / "outputs")
+    layout = output_tree(tmp_path / "outputs")
     source = tmp_path / "a.md"
     source.write_text("x")
     runs = seed_runs(source, {"seed": 7, "n": 1}, "quick", layout, 3, "fingerprint")
-    assert [(r.seed, r.sweep, r.layout.root) for r in runs] == [
+    assert [(r.seed, r.sweep, r.tree.root) for r in runs] == [
         (7, False, layout.root),
         (8, True, layout.root / "seeds" / "seed=8"),
         (9, True, layout.root / "seeds" / "seed=9"),
@@ -160,7 +164,7 @@ def test_a_sweep_runs_every_notebook_at_the_next_seeds_into_trees_of_their_own(t
     (tmp_path / "p" / "notebooks" / "a.md").write_text(fake_notebook("print(1)", "seed = 0\nvalue = 1"))
     # five seeds by default, one for a run with -p overrides
     for overrides, seeds in (({}, 5), ({"value": "2"}, 1)):
-        checked = choice.check_run(tmp_path / "p", [], "quick", overrides, None, 1, None)
+        checked = checking.check_run(tmp_path / "p", [], "quick", overrides, None, 1, None)
         with choice.planned_run(tmp_path / "p", checked) as plan:
             assert [run.seed for run in plan.runs] == list(range(seeds))
     with pytest.raises(NTPError, match="--seeds must be a positive integer"):
@@ -379,11 +383,11 @@ def _cell_notebook(tmp_path, monkeypatch, cell):
 
 
 def test_the_cache_key_changes_with_source_parameters_and_package(tmp_path):
-    from ntpnb.chapter._layout import output_layout
+    from ntpnb.records._places import output_tree
 
     source = tmp_path / "n.md"
     source.write_text("a")
-    layout = output_layout(tmp_path / "out")
+    layout = output_tree(tmp_path / "out")
 
     def cache_key(parameters, profile="quick", fingerprint="pkg1"):
         return seed_runs(source, parameters, profile, layout, 1, fingerprint)[0].key
@@ -401,9 +405,9 @@ def test_the_package_fingerprint_hashes_the_package_sources(monkeypatch, tmp_pat
     first = package_fingerprint()
     assert first == package_fingerprint() and len(first) == 64
     fake_pkg = tmp_path / "ntpnb"
-    (fake_pkg / "runner").mkdir(parents=True)
+    (fake_pkg / "records").mkdir(parents=True)
     (fake_pkg / "a.py").write_text("x = 1\n")
-    monkeypatch.setattr(choice, "__file__", str(fake_pkg / "runner" / "_choice.py"))
+    monkeypatch.setattr(cache, "__file__", str(fake_pkg / "records" / "_cache.py"))
     before = package_fingerprint()
     (fake_pkg / "a.py").write_text("x = 2\n")
     assert package_fingerprint() != before
@@ -416,7 +420,7 @@ def test_kernels_get_one_blas_thread_unless_the_user_chose(tmp_path, monkeypatch
     for var in kernels.BLAS_ENV_VARS:
         monkeypatch.delenv(var, raising=False)
     monkeypatch.setenv("MKL_NUM_THREADS", "3")
-    run = choice.NotebookRun(tmp_path / "a.md", {}, None, "key")
+    run = choice.PlannedRun(tmp_path / "a.md", {}, None, "key")
     variables = workers.kernel_variables(run)
     assert variables["OPENBLAS_NUM_THREADS"] == variables["OMP_NUM_THREADS"] == str(settings.BLAS_THREADS)
     assert "MKL_NUM_THREADS" not in variables  # set by the user: left alone
@@ -426,7 +430,8 @@ def test_the_default_is_one_notebook_per_core(tmp_path, monkeypatch):
     _tiny_project(tmp_path, monkeypatch, {"a": "print(1)"})
     for cpus, jobs in ((6, 6), (None, 1)):
         monkeypatch.setattr(os, "cpu_count", lambda cpus=cpus: cpus)
-        with choice.planned_run(tmp_path, choice.check_run(tmp_path, [], "quick", {}, None, None, 1)) as plan:
+        checked = checking.check_run(tmp_path, [], "quick", {}, None, None, 1)
+        with choice.planned_run(tmp_path, checked) as plan:
             assert plan.jobs == jobs
 
 
@@ -445,7 +450,7 @@ def test_longest_notebook_first_and_its_kernel_has_one_blas_thread(tmp_path, mon
     (tree / "timings.json").write_text(json.dumps(earlier))  # an earlier run's times
     lines = []
     results = reproduce(tmp_path, profile="quick", jobs=1, log=lines.append)
-    assert [r.name for r in results] == ["a_short", "b_long", "c_new"]  # in the order asked
+    assert [r.notebook for r in results] == ["a_short", "b_long", "c_new"]  # in the order asked
     # executed: never timed first, then the longest
     assert [line.split()[0] for line in lines if line.endswith("started")] == ["c_new", "b_long", "a_short"]
     assert [line.split()[1] for line in lines if line.startswith("[")] == ["c_new", "b_long", "a_short"]
@@ -508,7 +513,7 @@ def test_jobs_run_notebooks_in_parallel_and_a_failure_does_not_stop_the_others(t
     _tiny_project(tmp_path, monkeypatch, bodies)
     lines = []
     results = reproduce(tmp_path, profile="quick", jobs=2, log=lines.append)
-    assert [r.name for r in results] == list(bodies)  # in the order asked, whatever finished first
+    assert [r.notebook for r in results] == list(bodies)  # in the order asked, whatever finished first
     assert [r.ok for r in results] == [False, True, True]
     assert "ValueError: broken on purpose" in results[0].error
     ends = [line for line in lines if line.startswith("[")]

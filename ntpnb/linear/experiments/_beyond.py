@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from types import MappingProxyType
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -31,7 +32,7 @@ from .._compatibility import is_compatible
 from .._condition_thresholds import NestedInstance, best_achievable_loss
 from .._decoder_training import Limits, tracker, train
 from .._descent import run_decoder
-from .._loss import entropy, kl_divergence, logits, softmax
+from .._loss import decoder_logits, entropy, kl_divergence, logit_divergence, logits, softmax
 from .._ntp_data import NTPData, cached_per_data, frozen, require_data
 from .._separability import is_separable
 from ._curves import fit_line, gd_loss_curve, offset_from, trace_at
@@ -39,7 +40,6 @@ from ._curves import fit_line, gd_loss_curve, offset_from, trace_at
 __all__ = [
     "Smoothness",
     "smoothness",
-    "StepRun",
     "step_run",
     "StepOrbit",
     "step_orbit",
@@ -119,45 +119,34 @@ def smoothness(data: NTPData, W0: ArrayLike) -> Smoothness:
     return Smoothness(start, limit, bound)
 
 
-@dataclass(frozen=True)
-class StepRun:
-    """GD at one step after a fixed budget (:func:`step_run`)."""
-
-    #: The step and the budget.
-    lr: float
-    n_iter: int
-    #: ``corr(W_K, W^mm)``, ``||P_F(W_K) - W*||`` and ``CE(W_K) - H`` at the budget ``K``.
-    corr: float
-    dist_f: float
-    kl: float
-    #: ``||P_F(W_0) - W*||`` and ``CE(W_0) - H``.
-    dist_f0: float
-    kl0: float
-    #: How many times the loss rose from one recorded step to the next, and the last step at
-    #: which it had risen (0: never): the oscillating phase, as far as the records see it.
-    increases: int
-    last_increase: int
-    #: The largest ``CE(W_k) - H`` over the last decade of the budget relative to its smallest:
-    #: 1 for a loss still falling steadily, large for a loss that oscillates at the end.
-    late_swing: float
-
-
 def _divergence(data: NTPData) -> Callable[[np.ndarray], dict]:
     """The record of :func:`step_run`: ``CE(W) - H`` alone, as :func:`tracker` computes it."""
 
     def record(W: np.ndarray) -> dict:
-        return {"kl": kl_divergence(data, W)}
+        return {"kl": logit_divergence(data, decoder_logits(data, W))}  # W: a run's checked iterate
 
     return record
 
 
 def step_run(
     data: NTPData, lim: Limits, W0: ArrayLike, lr: float, n_iter: int, dense_iter: int, n_records: int
-) -> StepRun:
+) -> optim.Trace:
     """GD with step ``lr`` from ``W0`` for ``n_iter`` steps (the compiled loops of :func:`ntpnb.train`).
 
     The loss is recorded at every step up to ``dense_iter`` and at ``n_records`` log-spaced steps
     after it, so an increase in the first ``dense_iter`` steps is seen at the step it happens.
+
+    Returns
+    -------
+    optim.Trace
+        Its recorded ``iterations``, final iterate ``W``, and: ``lr`` and ``n_iter`` (the step and the
+        budget ``K``); ``corr``, ``dist_F`` and ``kl`` (``corr(W_K, W^mm)``, ``||P_F(W_K) - W*||`` and
+        ``CE(W_K) - H`` at the budget); ``dist_F0`` and ``kl0`` (the same at ``W_0``); ``increases``
+        and ``last_increase`` (how many times the loss rose from one recorded step to the next, and
+        the last step at which it had risen, 0 for never: the oscillating phase, as far as the
+        records see it); ``late_swing`` (the largest ``CE(W_k) - H`` over the last decade of the
+        budget relative to its smallest: 1 for a loss still falling steadily, large for a loss that
+        oscillates at the end).
 
     Raises
     ------
@@ -175,23 +164,24 @@ def step_run(
     # at every record the loss alone (the tracker's other numbers cost as much again): they are
     # read at the start and the end only
     trace = run_decoder(data, optim.gd(lr), n_iter, W0, record=_divergence(data), record_at=record_at)
-    k, kl = trace.iterations, np.asarray(trace["kl"])
+    k, kl = trace.iterations, np.asarray(trace.kl)
     track = tracker(data, lim)
     start, end = track(np.asarray(W0, dtype=float)), track(trace.W)
     rises = np.flatnonzero(np.diff(kl) > 0)
     last_decade = kl[k >= n_iter / 10]
-    return StepRun(
-        lr=lr,
-        n_iter=n_iter,
-        corr=float(end["corr"]),
-        dist_f=float(end["dist_F"]),
-        kl=float(kl[-1]),
-        dist_f0=float(start["dist_F"]),
-        kl0=float(kl[0]),
-        increases=int(rises.size),
-        last_increase=int(k[rises[-1] + 1]) if rises.size else 0,
-        late_swing=float(last_decade.max() / last_decade.min()) if last_decade.min() > 0 else np.inf,
-    )
+    ends = {
+        "lr": lr,
+        "n_iter": n_iter,
+        "corr": float(end["corr"]),
+        "dist_F": float(end["dist_F"]),
+        "kl": float(kl[-1]),
+        "dist_F0": float(start["dist_F"]),
+        "kl0": float(kl[0]),
+        "increases": int(rises.size),
+        "last_increase": int(k[rises[-1] + 1]) if rises.size else 0,
+        "late_swing": float(last_decade.max() / last_decade.min()) if last_decade.min() > 0 else np.inf,
+    }
+    return optim.Trace(k, MappingProxyType(ends), trace.W)
 
 
 #: The periods :func:`step_orbit` tells apart: a period-doubling cascade's first three.
@@ -285,7 +275,7 @@ def step_orbit(
         return {"f": B @ W.ravel(), "kl": kl_divergence(data, W)}
 
     trace = run_decoder(data, optim.gd(lr), n_iter, W0, record=record, record_at=grid)
-    F, k = np.asarray(trace["f"]), trace.iterations
+    F, k = np.asarray(trace.f), trace.iterations
     at = np.searchsorted(k, starts)
     history = np.linalg.norm(F[at + 2] - 2 * F[at + 1] + F[at], axis=1) / 4 / scale
     tail = F[-(max(ORBIT_PERIODS) + 1) :]
@@ -297,7 +287,7 @@ def step_orbit(
     step = (tail[-1] - tail[-2]) @ B
     mode = _limit_mode(data)[1]
     alignment = float(abs(step @ mode) / np.linalg.norm(step)) if np.any(step) else 0.0
-    kl = np.asarray(trace["kl"])
+    kl = np.asarray(trace.kl)
     return StepOrbit(
         lr,
         n_iter,
@@ -341,13 +331,13 @@ def steps_to_corr(trace: optim.Trace, W_mm: ArrayLike, level: float) -> StepsToC
     Raises
     ------
     InvalidDataError
-        If the trace has no ``"corr"``, ``"norm"`` or iterate, fewer than two records in its last
+        If the trace has no ``corr``, ``norm`` or final iterate, fewer than two records in its last
         decade, a level outside (0, 1), or a norm that does not grow over the last decade.
     """
     level = float(as_float(level, "level"))
     if not 0 < level < 1:
         raise InvalidDataError(f"the level must lie in (0, 1), got {level}")
-    k, corr, norm = trace.iterations, np.asarray(trace["corr"]), np.asarray(trace["norm"])
+    k, corr, norm = trace.iterations, np.asarray(trace.corr), np.asarray(trace.norm)
     mm_norm = float(np.linalg.norm(W_mm))
     last = k >= k[-1] / 10
     if np.count_nonzero(last) < 2:

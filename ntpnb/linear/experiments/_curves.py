@@ -85,7 +85,7 @@ def local_exponent(trace: optim.Trace, lo: float, hi: float) -> float:
     """Minus the slope of ``log(1 - corr)`` against ``log ||W_k||`` over ``lo <= k <= hi``."""
     k = trace.iterations
     window = (k >= lo) & (k <= hi)
-    x, y = np.log(trace["norm"][window]), np.log(1 - trace["corr"][window])
+    x, y = np.log(trace.norm[window]), np.log(1 - trace.corr[window])
     return -fit_line(x, y)[0]
 
 
@@ -100,12 +100,12 @@ def trace_summary(trace: optim.Trace, k: int | None = None) -> dict[str, float]:
     hits = [-1] if k is None else np.flatnonzero(trace.iterations == k)
     if len(hits) == 0:
         raise InvalidDataError(f"iteration {k} was not recorded")
-    return {name: float(trace[name][hits[0]]) for name in SUMMARY_NAMES}
+    return {name: float(getattr(trace, name)[hits[0]]) for name in SUMMARY_NAMES}
 
 
 def first_reaching(trace: optim.Trace, name: str, level: float, below: bool = False) -> float:
-    """The first recorded ``k`` with ``trace[name] >= level`` (``<=`` if ``below``); ``inf`` if none."""
-    values = trace[name]
+    """The first recorded ``k`` where quantity ``name`` is ``>= level`` (``<=`` if ``below``); else inf."""
+    values = getattr(trace, name)
     hit = values <= level if below else values >= level
     return int(trace.iterations[np.argmax(hit)]) if hit.any() else np.inf
 
@@ -114,23 +114,23 @@ def trace_at(trace: optim.Trace, record_at: ArrayLike) -> optim.Trace:
     """The run of ``trace`` seen only at the iterations ``record_at``, ending at the last of them.
 
     The steps do not depend on where a run records, so a run recorded on the union of several
-    grids stands for the shorter runs on each; its final iterate is the recorded ``"W"`` at
-    ``record_at[-1]``.
+    grids stands for the shorter runs on each; its final iterate is the recorded ``iterates``
+    at ``record_at[-1]``.
 
     Raises
     ------
     InvalidDataError
-        If an iteration of ``record_at`` was not recorded, or ``trace`` kept no iterates ``"W"``.
+        If an iteration of ``record_at`` was not recorded, or ``trace`` kept no ``iterates``.
     """
     wanted = np.asarray(record_at)
     index = np.searchsorted(trace.iterations, wanted)
     found = wanted.ndim == 1 and wanted.size > 0 and np.all(index < trace.iterations.size)
     if not found or np.any(trace.iterations[index] != wanted):
         raise InvalidDataError("every iteration of record_at must be one the run recorded")
-    if "W" not in trace.values:
+    if "iterates" not in trace.values:
         raise InvalidDataError("the run kept no iterates (keep_iterates=True): its final W is unknown")
     values = {name: frozen(v[index], order="K") for name, v in trace.values.items()}
-    return optim.Trace(iterations=frozen(wanted), values=MappingProxyType(values), W=values["W"][-1])
+    return optim.Trace(iterations=frozen(wanted), values=MappingProxyType(values), W=values["iterates"][-1])
 
 
 def rounding_spread(
@@ -139,7 +139,7 @@ def rounding_spread(
     W0: ArrayLike,
     reference: optim.Trace,
     horizon: int,
-    lim: Limits | None = None,
+    lim: Limits,
 ) -> dict[str, np.ndarray]:
     """How far rounding alone moves a run: the relative change of its summary from a start one ulp away.
 
@@ -147,7 +147,8 @@ def rounding_spread(
     ``W0`` moved one float up, to ``horizon`` steps on its grid: nothing grows for a contraction
     (GD on this convex loss), a method that amplifies rounding shows it. Returns each quantity of
     :data:`SUMMARY_NAMES` at every recorded ``k <= horizon`` (under ``"k"``). Another order of
-    the sums perturbs every step, so may move a result more.
+    the sums perturbs every step, so may move a result more. ``lim``: the :func:`ntpnb.limits` of
+    ``data``, as the reference run took them.
 
     Raises
     ------
@@ -162,8 +163,8 @@ def rounding_spread(
     moved = _train(data, optimizer, horizon, W0=W1, record_at=grid, lim=lim)
     spread = {"k": grid}
     for name in SUMMARY_NAMES:
-        ref = reference[name][: grid.size]
-        spread[name] = np.abs(moved[name] - ref) / np.where(ref != 0, np.abs(ref), 1.0)
+        ref = getattr(reference, name)[: grid.size]
+        spread[name] = np.abs(getattr(moved, name) - ref) / np.where(ref != 0, np.abs(ref), 1.0)
     return spread
 
 
@@ -263,4 +264,4 @@ def gd_loss_curve(data: NTPData, n_steps: int, record_at: ArrayLike, lr: float =
         record=lambda W: {"ce": ce_loss(data, W)},
         record_at=steps,
     )
-    return np.asarray(trace["ce"])
+    return np.asarray(trace.ce)

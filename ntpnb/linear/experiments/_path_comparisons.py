@@ -111,12 +111,12 @@ def gd_along_path(data: NTPData, trace: optim.Trace, W_mm: ArrayLike) -> PathFol
     Raises
     ------
     InvalidDataError
-        If the trace did not record its iterates (``"W"``) or ``dist_F``.
+        If the trace did not record its ``iterates`` or ``dist_F``.
     """
-    if "W" not in trace.values or "dist_F" not in trace.values:
+    if "iterates" not in trace.values or "dist_F" not in trace.values:
         raise InvalidDataError("gd_along_path needs the iterates: train(..., keep_iterates=True)")
     W_mm = check_decoder(data, W_mm, "W_mm")
-    learned = np.array([project_R(data, W) for W in trace["W"]])  # P_R(W_k)
+    learned = np.array([project_R(data, W) for W in trace.iterates])  # P_R(W_k)
     norms = np.linalg.norm(learned, axis=(1, 2))
     running = np.maximum.accumulate(np.r_[-np.inf, norms[:-1]])
     keep = np.flatnonzero((norms > 1.0) & (norms > running))  # increasing norms
@@ -127,7 +127,7 @@ def gd_along_path(data: NTPData, trace: optim.Trace, W_mm: ArrayLike) -> PathFol
         norms=norms[keep],
         gap_path=1 - np.sum(W_k * along.W, axis=(1, 2)) / norms[keep] ** 2,
         gap_mm=1 - correlation(W_k, W_mm),
-        f_distance_gd=trace["dist_F"][keep],
+        f_distance_gd=trace.dist_F[keep],
         f_distance_path=along.f_distance,
         gap_path_mm=1 - correlation(along.W, W_mm),
     )

@@ -52,10 +52,10 @@ def test_a_step_run_is_trains_run_and_counts_the_rises_of_the_loss(small_synthet
     run = ntp.step_run(data, lim, W0, 1 / smooth.bound, 500, 100, 20)
     trace = ntp.train(data, optim.gd(1 / smooth.bound), 500, W0=W0, lim=lim, n_records=20)
     end = ntp.trace_summary(trace)
-    assert (run.corr, run.dist_f, run.kl) == pytest.approx((end["corr"], end["dist_F"], end["kl"]), rel=1e-9)
+    assert (run.corr, run.dist_F, run.kl) == pytest.approx((end["corr"], end["dist_F"], end["kl"]), rel=1e-9)
     assert run.increases == 0 and run.last_increase == 0  # below 2/L the loss descends
     wild = ntp.step_run(data, lim, W0, 20 / smooth.limit, 500, 100, 20)  # far above 2/L_inf
-    assert wild.increases > 0 and wild.last_increase > 0 and wild.dist_f > run.dist_f
+    assert wild.increases > 0 and wild.last_increase > 0 and wild.dist_F > run.dist_F
     with pytest.raises(InvalidDataError, match="positive"):
         ntp.step_run(data, lim, W0, -1.0, 10, 5, 5)
 

@@ -32,16 +32,18 @@ def test_split_agreement_on_the_toy_path(toy, toy_path, toy_limits):
 
 
 def test_gd_along_path_compares_learned_parts_with_the_path(toy, toy_limits):
-    trace = ntp.train(toy, optim.gd(0.5), 2000, seed=ntp.own_stream(0, 1), n_records=20, keep_iterates=True)
+    trace = ntp.train(
+        toy, optim.gd(0.5), 2000, seed=ntp.own_stream(0, 1), n_records=20, lim=toy_limits, keep_iterates=True
+    )
     run = ntp.gd_along_path(toy, trace, toy_limits.W_mm)
-    learned = ntp.project_R(toy, trace["W"][-1])
+    learned = ntp.project_R(toy, trace.iterates[-1])
     assert run.final_norm == pytest.approx(np.linalg.norm(learned))
     assert np.all(np.diff(run.norms) > 0) and run.norms.min() > 1
     assert run.gap_path[-1] < run.gap_mm[-1]  # GD is nearer the path than W^mm
     kept = _kept(trace, toy)  # a second computation of the iterates kept and their gaps
     np.testing.assert_allclose(run.norms, [np.linalg.norm(w) for w in kept], rtol=1e-12)
     np.testing.assert_allclose(run.gap_mm, [1 - _cos(w, toy_limits.W_mm) for w in kept], atol=1e-12)
-    without = ntp.train(toy, optim.gd(0.5), 10, n_records=5)
+    without = ntp.train(toy, optim.gd(0.5), 10, n_records=5, lim=toy_limits)
     with pytest.raises(InvalidDataError, match="keep_iterates"):
         ntp.gd_along_path(toy, without, toy_limits.W_mm)
 
@@ -51,7 +53,7 @@ def _cos(a, b):
 
 
 def _kept(trace, data):
-    learned = [ntp.project_R(data, W) for W in trace["W"]]
+    learned = [ntp.project_R(data, W) for W in trace.iterates]
     out, best = [], -np.inf
     for w in learned:
         n = np.linalg.norm(w)

@@ -1,8 +1,8 @@
 """Which folders a command may write into: every output folder belongs to one kind of tree.
 
 An output tree is a run's (``ntpnb reproduce``, or a notebook run interactively: its record is
-``run.json``, :data:`~ntpnb.chapter._outputs.RUN_RECORD_NAME`) or an explore's (``ntpnb
-explore``: ``explore.json``, :data:`~ntpnb.chapter._layout.EXPLORE_RECORD`), never both
+``run.json``, :data:`~ntpnb.records._tree.RUN_RECORD_NAME`) or an explore's (``ntpnb
+explore``: ``explore.json``, :data:`~ntpnb.records._places.EXPLORE_RECORD`), never both
 (:func:`tree_kind`). Before a command writes into a folder that ``--out`` or ``--run`` names,
 :func:`check_output_folder` refuses a file, a tree of the other kind, and a folder holding what
 ntpnb did not write (the user's own files), naming what is there: nothing of the user's is
@@ -16,15 +16,18 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from ..errors import NTPError, PathError
-from ._layout import EXPLORE_RECORD, POINTS_DIRNAME
-from ._outputs import LOCK_NAME, RUN_RECORD_NAME, STAGING_DIRNAME, is_temporary, load_run_record
+from ._files import is_temporary
+from ._lock import LOCK_NAME
+from ._places import EXPLORE_RECORD, POINTS_DIRNAME
+from ._staging import STAGING_DIRNAME
+from ._tree import RUN_RECORD_NAME, load_tree_record
 
 #: The kinds of output tree (:func:`tree_kind`).
 RUN_TREE, EXPLORE_TREE = "run", "explore"
 #: The record at the root of each kind of tree.
 _RECORDS = {RUN_TREE: RUN_RECORD_NAME, EXPLORE_TREE: EXPLORE_RECORD}
 
-#: What ntpnb writes at the root of an output tree of either kind (:mod:`ntpnb.chapter._layout`),
+#: What ntpnb writes at the root of an output tree of either kind (:mod:`ntpnb.records._places`),
 #: besides its record: the run's folders and files, the pages ``ntpnb book`` writes there, the
 #: folder of its book, the trees of other runs under the book's own, an explore's points and maps.
 TREE_ENTRIES = frozenset(
@@ -115,7 +118,7 @@ def _describe_tree(root: Path, kind: str) -> str:
     """``a run of ntpnb reproduce (profile quick; seed 0, run.json)`` or ``an explore tree of 03_x ...``."""
     if kind == RUN_TREE:
         try:
-            record = load_run_record(root)
+            record = load_tree_record(root)
         except PathError:
             return f"a run's tree (its {RUN_RECORD_NAME} does not read)"
         what = record.describe() if record is not None else "a run"

@@ -6,7 +6,7 @@ import json
 
 import numpy as np
 
-from ntpnb.chapter._platform import cpu_model, format_platform, platform_info
+from ntpnb.records._platform import cpu_model, format_platform, platform_info
 
 
 def test_platform_info_is_json_and_names_the_blas():
@@ -27,7 +27,7 @@ def test_a_run_that_never_loaded_scipy_records_the_same_libraries():
     import subprocess
     import sys
 
-    code = "import json, sys; from ntpnb.chapter._platform import platform_info; "
+    code = "import json, sys; from ntpnb.records._platform import platform_info; "
     show = "json.dump([lib['file'] for lib in platform_info()['threadpools']], sys.stdout)"
 
     def files(prefix: str) -> list[str]:

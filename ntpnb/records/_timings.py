@@ -4,7 +4,7 @@ Two records hold measured times, each entry with the sources that ran (:func:`ru
 fingerprint of the ``ntpnb`` sources and the SHA-256 of the chapter's source):
 
 * an output tree's ``timings.json``: every notebook ``ntpnb reproduce`` executed into it, on this
-  machine (:func:`~._choice.record_timings`);
+  machine (:func:`record_timings`);
 * the project's benchmark record :data:`CHAPTER_TIMES` (``benchmarks/chapter_times.json``,
   committed): each chapter alone on one core at every profile, its CPU time (its time on an idle
   core, whatever else the measuring machine ran) and wall time, with the machine, its load, the
@@ -20,16 +20,18 @@ its start order (:func:`slowest_first`).
 
 from __future__ import annotations
 
+import json
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from ..chapter._layout import OutputLayout, load_timings
-from ..chapter._outputs import atomic_write_json, file_digest, read_record
-from ..chapter._platform import cpu_model
 from ..errors import PathError
+from ._files import atomic_write_json, file_digest, read_record
+from ._places import OutputTree
+from ._platform import cpu_model
 
 #: The benchmark record of the chapters' times, relative to the project root (committed).
 CHAPTER_TIMES = Path("benchmarks") / "chapter_times.json"
@@ -139,7 +141,7 @@ def write_chapter_times(
     """Write the benchmark record of the project at ``root``; its path.
 
     ``one_core`` holds each chapter's run alone on one core, by profile, as ``timings.json``
-    records it (with the sources it ran: :func:`~._choice.record_timings`); ``commit``: the
+    records it (with the sources it ran: :func:`record_timings`); ``commit``: the
     project's commit (``""`` unknown); ``load``: the 1-minute load average when each profile's
     runs started. Written atomically.
     """
@@ -224,7 +226,7 @@ def measured_times(
     name: str,
     profile: str,
     current: Mapping[str, str],
-    tree: OutputLayout,
+    tree: OutputTree,
     record: ChapterTimes | None,
 ) -> list[Expected]:
     """Every time measured of ``name`` at ``profile``: this machine's last run into ``tree``, the record's.
@@ -250,7 +252,7 @@ def expected_time(
     name: str,
     profile: str,
     current: Mapping[str, str],
-    tree: OutputLayout,
+    tree: OutputTree,
     record: ChapterTimes | None,
 ) -> Expected | None:
     """The time ``name`` is expected to take at ``profile`` (None when nothing measured it).
@@ -311,3 +313,52 @@ def format_expected(times: Sequence[tuple[str, Expected]]) -> str:
         f"{', which includes numba compiling the kernels (a first run)' if compiled else ''})"
         for (where, stale, compiled), shown in groups.items()
     )
+
+
+#: The recorded times of the chapters: profile -> notebook -> its record.
+Timings = dict[str, dict[str, dict[str, object]]]
+
+
+def load_timings(layout: OutputTree) -> Timings:
+    """The times ``ntpnb reproduce`` recorded in ``layout`` (empty when none, or unreadable).
+
+    ``timings.json`` maps profile -> notebook -> ``seconds``, ``jobs``, ``date`` (UTC) and ``ok``
+    (written by :func:`ntpnb.records._timings.record_timings`).
+    """
+    try:
+        timings = json.loads(layout.timings.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return timings if isinstance(timings, dict) else {}
+
+
+def last_seconds(layout: OutputTree, profile: str, name: str) -> float:
+    """How long ``name`` took at ``profile`` when last run into ``layout`` (inf if unknown)."""
+    record = load_timings(layout).get(profile, {}).get(name, {})
+    seconds = record.get("seconds") if isinstance(record, dict) else None
+    return float(seconds) if isinstance(seconds, (int, float)) else float("inf")
+
+
+def record_timings(
+    layout: OutputTree,
+    profile: str,
+    results: Iterable[object],
+    jobs: int,
+    now: datetime | None = None,
+    sources: Mapping[str, Mapping[str, str]] | None = None,
+) -> Path:
+    """Add or replace the entries of the executed (not cached) ``results`` in ``layout.timings``.
+
+    ``sources``: the sources each notebook ran, by name (:func:`~._timings.run_sources`), kept with
+    its time so that a time of other sources is known as such (:func:`~._timings.staleness`); a
+    time that includes numba's compiling is marked ``compiled``.
+    """
+    timings = load_timings(layout)
+    date = (now or datetime.now(timezone.utc)).strftime("%Y-%m-%d %H:%M UTC")
+    entries = timings.setdefault(profile, {})
+    for r in results:
+        if not r.cached:
+            entry = {"seconds": round(r.seconds, 2), "jobs": jobs, "date": date, "ok": bool(r.ok)}
+            entry |= {"compiled": True} if getattr(r, "compiled", False) else {}
+            entries[r.notebook] = entry | dict((sources or {}).get(r.notebook, {}))
+    return atomic_write_json(layout.timings, timings, sort_keys=True)

@@ -1,4 +1,4 @@
-"""Which folders a command may write into (:mod:`ntpnb.chapter._ownership`)."""
+"""Which folders a command may write into (:mod:`ntpnb.records._ownership`)."""
 
 from __future__ import annotations
 
@@ -9,21 +9,21 @@ import pytest
 from ntpnb.book._build import GENERATED_PAGES
 from ntpnb.book._scoreboard import SCOREBOARD_FILE
 from ntpnb.book._trees import RUN_SITE_DIRNAME
-from ntpnb.chapter._layout import OutputLayout
-from ntpnb.chapter._outputs import RunRecord, write_run_record
-from ntpnb.chapter._ownership import (
+from ntpnb.errors import NTPError
+from ntpnb.explore._folder import MAPS_DIRNAME
+from ntpnb.records._ownership import (
     EXPLORE_TREE,
     RUN_TREE,
     TREE_ENTRIES,
     check_output_folder,
     tree_kind,
 )
-from ntpnb.errors import NTPError
-from ntpnb.explore._folder import MAPS_DIRNAME
+from ntpnb.records._places import OutputTree
+from ntpnb.records._tree import TreeRecord, write_tree_record
 
 
 def test_what_ntpnb_writes_at_a_trees_root_is_never_taken_for_the_users():
-    layout = OutputLayout(Path("t"))
+    layout = OutputTree(Path("t"))
     written = {layout.notebooks.name, layout.figures.name, layout.claims.name, layout.failed.name}
     written |= {layout.timings.name, layout.benchmarks.name, layout.sweep.name}
     written |= {*GENERATED_PAGES, SCOREBOARD_FILE, RUN_SITE_DIRNAME, MAPS_DIRNAME}
@@ -32,7 +32,7 @@ def test_what_ntpnb_writes_at_a_trees_root_is_never_taken_for_the_users():
 
 def test_a_folder_is_one_kind_of_tree(tmp_path):
     assert tree_kind(tmp_path) == "" and tree_kind(tmp_path / "none") == ""
-    write_run_record(tmp_path, RunRecord("quick"))
+    write_tree_record(tmp_path, TreeRecord("quick"))
     assert tree_kind(tmp_path) == RUN_TREE
     check_output_folder(tmp_path, RUN_TREE, "x")
     with pytest.raises(NTPError, match=r"holds a run's tree \(profile quick; run\.json\)"):

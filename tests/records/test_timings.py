@@ -17,16 +17,10 @@ from benchmarks.page import (
     render_benchmarks_page,
 )
 from ntpnb.chapter import _parameters as profiles
-from ntpnb.chapter._claims import ChapterRecord
-from ntpnb.chapter._layout import load_timings, output_layout
-from ntpnb.chapter._outputs import RunRecord, write_run_record
 from ntpnb.errors import PathError
-from ntpnb.runner import _choice as choice
-from ntpnb.runner import _run as run_module
-from ntpnb.runner._choice import record_timings, recorded_seconds
-from ntpnb.runner._execute import RunResult
-from ntpnb.runner._run import reproduce
-from ntpnb.runner._timings import (
+from ntpnb.records._places import output_tree
+from ntpnb.records._run import ChapterRun
+from ntpnb.records._timings import (
     BENCHMARK,
     CHAPTER_TIMES,
     THIS_MACHINE,
@@ -37,30 +31,37 @@ from ntpnb.runner._timings import (
     expected_time,
     format_expected,
     load_chapter_times,
+    load_timings,
+    record_timings,
     reference_seconds,
     slowest_first,
     staleness,
     this_machine,
     write_chapter_times,
 )
+from ntpnb.records._tree import TreeRecord, write_tree_record
+from ntpnb.runner import _plan as choice
+from ntpnb.runner import _run as run_module
+from ntpnb.runner._plan import recorded_seconds
+from ntpnb.runner._run import reproduce
 
 from fake_notebooks import fake_notebook
 
 WHEN = datetime(2026, 1, 2, 3, 4, tzinfo=timezone.utc)
 
 
-def result(name: str, seconds: float, ok: bool = True, cached: bool = False) -> RunResult:
-    return RunResult(name, ok, seconds, Path(f"{name}.ipynb"), cached=cached)
+def result(name: str, seconds: float, ok: bool = True, cached: bool = False) -> ChapterRun:
+    return ChapterRun(name, complete=ok, seconds=seconds, executed=Path(f"{name}.ipynb"), cached=cached)
 
 
 def test_the_timings_file_lives_in_the_output_root(tmp_path):
-    layout = output_layout(tmp_path / "out")
+    layout = output_tree(tmp_path / "out")
     assert layout.timings == layout.root / "timings.json"
     assert load_timings(layout) == {}
 
 
 def test_executed_notebooks_are_recorded_and_cached_ones_are_not(tmp_path):
-    layout = output_layout(tmp_path / "out")
+    layout = output_tree(tmp_path / "out")
     record_timings(layout, "paper", [result("a", 12.345), result("b", 0.0, cached=True)], jobs=2, now=WHEN)
     assert load_timings(layout) == {
         "paper": {"a": {"seconds": 12.35, "jobs": 2, "date": "2026-01-02 03:04 UTC", "ok": True}}
@@ -68,7 +69,7 @@ def test_executed_notebooks_are_recorded_and_cached_ones_are_not(tmp_path):
 
 
 def test_a_rerun_replaces_its_entry_and_keeps_the_others(tmp_path):
-    layout = output_layout(tmp_path / "out")
+    layout = output_tree(tmp_path / "out")
     record_timings(layout, "paper", [result("a", 10.0), result("b", 20.0)], jobs=1, now=WHEN)
     record_timings(layout, "quick", [result("a", 1.0)], jobs=1, now=WHEN)
     record_timings(layout, "paper", [result("b", 25.0, ok=False)], jobs=3, now=WHEN)
@@ -80,7 +81,7 @@ def test_a_rerun_replaces_its_entry_and_keeps_the_others(tmp_path):
 
 
 def test_an_unreadable_file_counts_as_no_timings(tmp_path):
-    layout = output_layout(tmp_path / "out")
+    layout = output_tree(tmp_path / "out")
     layout.timings.write_text("{not json")
     assert load_timings(layout) == {}
     record_timings(layout, "quick", [result("a", 1.0)], jobs=1, now=WHEN)
@@ -116,11 +117,11 @@ def test_the_sweep_table_has_a_column_per_seed_the_books_first_and_totals():
 
 
 def test_the_page_shows_the_sweeps_cost_from_each_seeds_tree(tmp_path):
-    layout = output_layout(tmp_path / "out")
+    layout = output_tree(tmp_path / "out")
     record_timings(layout, "paper", [result("01_x", 42.0)], jobs=2, now=WHEN)
     assert "seed sweep" not in render_benchmarks_page(layout)  # no sweep ran into the tree
-    write_run_record(layout.root, RunRecord("paper", {}, (0, 1), ("01_x",)))
-    record_timings(output_layout(layout.seed_root(1)), "paper", [result("01_x", 40.0)], jobs=2, now=WHEN)
+    write_tree_record(layout.root, TreeRecord("paper", {}, (0, 1), ("01_x",)))
+    record_timings(output_tree(layout.seed_root(1)), "paper", [result("01_x", 40.0)], jobs=2, now=WHEN)
     page = render_benchmarks_page(layout)
     assert "| 01_x | 42.0 s | 40.0 s | 82.0 s |" in page and "### The seed sweep (`paper`)" in page
 
@@ -131,7 +132,7 @@ def test_without_timings_the_section_names_the_command():
 
 
 def test_the_page_shows_the_times_with_and_without_benchmark_results(tmp_path):
-    layout = output_layout(tmp_path / "out")
+    layout = output_tree(tmp_path / "out")
     record_timings(layout, "paper", [result("01_x", 42.0)], jobs=1, now=WHEN)
     without = render_benchmarks_page(layout)
     assert "No benchmark has been run" in without
@@ -152,21 +153,21 @@ def test_reproduce_records_what_it_executed(tmp_path, monkeypatch):
 
     def fake_workers(pending, jobs, report, mark, display):  # what the workers would report
         for run in pending:
-            report(result(run.name, seconds[run.name], ok=run.name == "a"))
+            report(result(run.notebook, seconds[run.notebook], ok=run.notebook == "a"))
         return False  # not interrupted
 
     def complete_b(run, claims):  # b is unchanged since its last successful run
-        return ChapterRecord(run.name, "quick", complete=True) if run.name == "b" else None
+        return ChapterRun(run.notebook, "quick", complete=True) if run.notebook == "b" else None
 
     monkeypatch.setattr(run_module, "run_in_workers", fake_workers)
     monkeypatch.setattr(choice, "chapter_damage", lambda *args, **kwargs: None)  # their outputs are in place
-    monkeypatch.setattr(choice, "complete_record", complete_b)
+    monkeypatch.setattr(choice, "complete_run", complete_b)
     out = tmp_path / "out"
     reproduce(tmp_path, profile="quick", output_dir=out, log=lambda line: None, jobs=1)
     timings = json.loads((out / "timings.json").read_text())
     assert list(timings) == ["quick"] and list(timings["quick"]) == ["a"]  # b was cached
     assert timings["quick"]["a"]["seconds"] == 3.0 and timings["quick"]["a"]["jobs"] == 1
-    monkeypatch.setattr(choice, "complete_record", lambda run, claims: None)
+    monkeypatch.setattr(choice, "complete_run", lambda run, claims: None)
     reproduce(tmp_path, profile="quick", output_dir=out, log=lambda line: None, jobs=1)
     assert json.loads((out / "timings.json").read_text())["quick"]["b"]["ok"] is False
 
@@ -175,15 +176,15 @@ def test_reproduce_records_what_it_executed(tmp_path, monkeypatch):
 
 
 def runs_of(tmp_path, names, sweep_seeds=0):
-    from ntpnb.runner._choice import NotebookRun
+    from ntpnb.records._run import PlannedRun
 
-    layout = output_layout(tmp_path / "out")
+    layout = output_tree(tmp_path / "out")
     runs = []
     for name in names:
-        runs.append(NotebookRun(tmp_path / f"{name}.md", {"seed": 0}, layout, "k"))
+        runs.append(PlannedRun(tmp_path / f"{name}.md", {"seed": 0}, layout, "k"))
         for seed in range(1, sweep_seeds + 1):
-            tree = output_layout(layout.seed_root(seed))
-            runs.append(NotebookRun(tmp_path / f"{name}.md", {"seed": seed}, tree, "k", sweep=True))
+            tree = output_tree(layout.seed_root(seed))
+            runs.append(PlannedRun(tmp_path / f"{name}.md", {"seed": seed}, tree, "k", sweep=True))
     return layout, runs
 
 
@@ -218,11 +219,11 @@ def test_a_fully_cached_rerun_counts_down_no_time(tmp_path, monkeypatch):
         (tmp_path / "notebooks" / f"{name}.md").write_text(fake_notebook("x"))
     monkeypatch.setattr(profiles, "CHANGES", {n: {} for n in ("a", "b")})
     out = tmp_path / "out"
-    record_timings(output_layout(out), "quick", [result("a", 90.0), result("b", 90.0)], jobs=1, now=WHEN)
+    record_timings(output_tree(out), "quick", [result("a", 90.0), result("b", 90.0)], jobs=1, now=WHEN)
     monkeypatch.setattr(run_module, "run_in_workers", lambda pending, *args: bool(pending))
     monkeypatch.setattr(choice, "chapter_damage", lambda *args, **kwargs: None)  # their outputs are in place
     monkeypatch.setattr(
-        choice, "complete_record", lambda run, claims: ChapterRecord(run.name, "quick", complete=True)
+        choice, "complete_run", lambda run, claims: ChapterRun(run.notebook, "quick", complete=True)
     )
     lines: list[str] = []
     results = reproduce(tmp_path, profile="quick", output_dir=out, log=lines.append, jobs=1)
@@ -275,7 +276,7 @@ def test_the_progress_lines_tell_the_time_left_and_the_end_names_the_next_comman
 
 
 def test_a_run_records_the_sources_it_ran_beside_its_time(tmp_path):
-    layout = output_layout(tmp_path / "out")
+    layout = output_tree(tmp_path / "out")
     sources = {"a": {"package": "p1", "source": "s1"}}
     record_timings(layout, "paper", [result("a", 3.0)], jobs=1, now=WHEN, sources=sources)
     assert load_timings(layout)["paper"]["a"] == {
@@ -346,7 +347,7 @@ def test_a_damaged_benchmark_record_is_named_and_no_time_is_taken_from_it(tmp_pa
 
 def test_a_current_time_comes_before_a_stale_one_and_this_machines_before_the_records(tmp_path):
     current = {"package": "p", "source": "s"}
-    layout = output_layout(tmp_path / "out")
+    layout = output_tree(tmp_path / "out")
     chapters = {"a": {"sources": dict(current), "paper": {"seconds": 10.0, "ok": True}}}
     record = ChapterTimes("2026-01-02 03:04 UTC", "", {"cpu": "elsewhere", "cores": 1}, chapters)
     assert expected_time("a", "paper", current, layout, None) is None
@@ -369,8 +370,8 @@ def test_a_first_runs_compiling_never_makes_the_quick_profile_look_slower_than_t
     """The issue's case: this machine's first quick run compiled numba's kernels (66 s), the paper
     profile was never run here, and the benchmark record is stale: both times come from the record."""
     current = {"package": "p", "source": "s"}
-    trees = {"paper": output_layout(tmp_path / "paper"), "quick": output_layout(tmp_path / "quick")}
-    compiled = RunResult("a", True, 66.0, Path("a.ipynb"), compiled=True)
+    trees = {"paper": output_tree(tmp_path / "paper"), "quick": output_tree(tmp_path / "quick")}
+    compiled = ChapterRun("a", complete=True, seconds=66.0, executed=Path("a.ipynb"), compiled=True)
     record_timings(trees["quick"], "quick", [compiled], jobs=1, now=WHEN, sources={"a": current})
     assert load_timings(trees["quick"])["quick"]["a"]["compiled"] is True
     chapters = {

@@ -7,50 +7,38 @@ import subprocess
 
 import pytest
 
-from ntpnb.chapter._layout import output_layout, output_tree
-from ntpnb.chapter._outputs import (
-    Manifest,
-    RunRecord,
-    SourceCommit,
-    chapter_damage,
-    claim_tree,
-    describe_failure,
-    load_manifest,
-    load_run_record,
-    output_digests,
-    promote,
-    source_commit,
-    write_manifest,
-    write_run_record,
-)
 from ntpnb.errors import NTPError, PathError
+from ntpnb.records._cache import output_digests
+from ntpnb.records._commit import SourceCommit, source_commit
+from ntpnb.records._manifest import Manifest, chapter_damage, load_manifest, write_manifest
+from ntpnb.records._places import output_tree, tree_root
+from ntpnb.records._staging import describe_failure, promote
+from ntpnb.records._tree import TreeRecord, claim_tree, load_tree_record, write_tree_record
 
 
 def test_a_run_record_says_what_ran_and_reads_back(tmp_path):
-    record = RunRecord("quick", {"n_g": "121", "seed": "3"}, (3,), ("01_entropy_separability",))
+    record = TreeRecord("quick", {"n_g": "121", "seed": "3"}, (3,), ("01_entropy_separability",))
     assert record.describe() == "profile quick with n_g=121, seed=3; seed 3"
-    assert RunRecord("paper", {}, (0, 1, 2, 3, 4)).describe() == "profile paper; seeds 0-4"
-    assert RunRecord("paper", {}, (0, 2, 7)).describe() == "profile paper; seeds 0, 2, 7"
-    assert load_run_record(tmp_path) is None  # no run wrote one
-    write_run_record(tmp_path, record)
-    assert load_run_record(tmp_path) == record
+    assert TreeRecord("paper", {}, (0, 1, 2, 3, 4)).describe() == "profile paper; seeds 0-4"
+    assert TreeRecord("paper", {}, (0, 2, 7)).describe() == "profile paper; seeds 0, 2, 7"
+    assert load_tree_record(tmp_path) is None  # no run wrote one
+    write_tree_record(tmp_path, record)
+    assert load_tree_record(tmp_path) == record
 
 
 def test_runs_of_one_setting_merge_and_others_do_not_match(tmp_path):
-    claim_tree(tmp_path, RunRecord("paper", {}, (0, 1), ("a",)))
-    claim_tree(tmp_path, RunRecord("paper", {}, (0, 1, 2), ("b",)))
-    assert load_run_record(tmp_path) == RunRecord("paper", {}, (0, 1, 2), ("a", "b"))
-    for other in (RunRecord("quick", {}, (0,)), RunRecord("paper", {"n": "1"}, (0,))):
+    claim_tree(tmp_path, TreeRecord("paper", {}, (0, 1), ("a",)))
+    claim_tree(tmp_path, TreeRecord("paper", {}, (0, 1, 2), ("b",)))
+    assert load_tree_record(tmp_path) == TreeRecord("paper", {}, (0, 1, 2), ("a", "b"))
+    for other in (TreeRecord("quick", {}, (0,)), TreeRecord("paper", {"n": "1"}, (0,))):
         with pytest.raises(NTPError, match="holds a run of profile paper; seeds 0-2"):
             claim_tree(tmp_path, other)
 
 
 def test_only_the_books_run_writes_the_books_tree(tmp_path):
-    assert output_tree(tmp_path, "paper", {}, None) == (tmp_path / "outputs").resolve()
+    assert tree_root(tmp_path, "paper", {}, None) == (tmp_path / "outputs").resolve()
     for profile, overrides in (("quick", {}), ("paper", {"n": "1"})):
-        assert (
-            output_tree(tmp_path, profile, overrides, None).parent == tmp_path.resolve() / "outputs" / "runs"
-        )
+        assert tree_root(tmp_path, profile, overrides, None).parent == tmp_path.resolve() / "outputs" / "runs"
 
 
 @pytest.mark.parametrize(
@@ -67,7 +55,7 @@ def test_only_the_books_run_writes_the_books_tree(tmp_path):
 def test_a_damaged_run_record_is_named_in_one_line(tmp_path, text, problem):
     (tmp_path / "run.json").write_text(text)
     with pytest.raises(PathError, match=str(tmp_path / "run.json")) as err:
-        load_run_record(tmp_path)
+        load_tree_record(tmp_path)
     assert problem in str(err.value) and "\n" not in str(err.value)
 
 
@@ -155,10 +143,10 @@ def test_the_source_commit_is_the_checkout_and_says_when_the_run_sources_changed
     assert source_commit(tmp_path) == SourceCommit(head.stdout.strip(), modified=True)
 
 
-def test_promote_moves_a_staged_run_into_place_with_the_injected_parameters_collapsed(tmp_path):
+def test_promote_moves_a_staged_run_into_place_with_the_injected_parameters_removed_from_the_page(tmp_path):
     import nbformat
 
-    stage, layout = output_layout(tmp_path / "stage"), output_layout(tmp_path / "tree")
+    stage, layout = output_tree(tmp_path / "stage"), output_tree(tmp_path / "tree")
     nb = nbformat.v4.new_notebook()
     nb.cells = [nbformat.v4.new_code_cell("seed = 0"), nbformat.v4.new_code_cell("seed = 1")]
     nb.cells[0].metadata["tags"] = ["parameters"]
@@ -169,7 +157,7 @@ def test_promote_moves_a_staged_run_into_place_with_the_injected_parameters_coll
     assert promote(stage, layout, executed) == [layout.figures / "f.png", executed]
     cells = nbformat.read(executed, as_version=4).cells  # the book shows one parameter listing
     assert cells[0].metadata["tags"] == ["parameters"]
-    assert cells[1].metadata["tags"] == ["injected-parameters", "hide-input"]
+    assert cells[1].metadata["tags"] == ["injected-parameters", "remove-cell"]
 
 
 def test_the_failed_cell_is_found_when_the_kernel_died_before_acknowledging_it(tmp_path):

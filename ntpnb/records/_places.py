@@ -29,7 +29,6 @@ folder (default ``<root>/outputs``, git-ignored)::
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 import re
 from collections.abc import Mapping
@@ -85,7 +84,7 @@ def subfolder(*parts: str, of: str = "root") -> property:
 
 
 @dataclass(frozen=True)
-class OutputLayout:
+class OutputTree:
     """The folders of one output tree (see the module docstring)."""
 
     root: Path
@@ -101,23 +100,23 @@ class OutputLayout:
         """The root of the tree of the sweep's seed ``seed``."""
         return self.sweep / f"seed={int(seed)}"
 
-    def seed_layouts(self) -> dict[int, OutputLayout]:
+    def seed_layouts(self) -> dict[int, OutputTree]:
         """The trees of the sweep's further seeds that exist, by seed (none when no sweep ran)."""
         found = {}
         for folder in self.sweep.glob("seed=*"):
             match = _SEED_TREE.match(folder.name)
             if match and folder.is_dir():
-                found[int(match.group(1))] = OutputLayout(folder)
+                found[int(match.group(1))] = OutputTree(folder)
         return dict(sorted(found.items()))
 
 
-def output_layout(output_dir: str | Path | None = None) -> OutputLayout:
+def output_tree(output_dir: str | Path | None = None) -> OutputTree:
     """The output layout rooted at ``output_dir`` (None: ``<project root>/outputs``), its folders made."""
     root = Path(output_dir) if output_dir is not None else find_project_root() / DEFAULT_OUTPUT_DIRNAME
     if root.exists() and not root.is_dir():
         raise PathError(f"the output folder {root} exists and is not a folder; choose another --out")
     try:
-        layout = OutputLayout(root.resolve())
+        layout = OutputTree(root.resolve())
         for folder in (layout.notebooks, layout.figures, layout.claims):
             folder.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
@@ -125,23 +124,6 @@ def output_layout(output_dir: str | Path | None = None) -> OutputLayout:
         problem = f"cannot create the output folder {where}: {exc.strerror}"
         raise PathError(f"{problem}; choose another --out") from exc
     return layout
-
-
-#: The recorded times of the chapters: profile -> notebook -> its record.
-Timings = dict[str, dict[str, dict[str, object]]]
-
-
-def load_timings(layout: OutputLayout) -> Timings:
-    """The times ``ntpnb reproduce`` recorded in ``layout`` (empty when none, or unreadable).
-
-    ``timings.json`` maps profile -> notebook -> ``seconds``, ``jobs``, ``date`` (UTC) and ``ok``
-    (written by :func:`ntpnb.runner._choice.record_timings`).
-    """
-    try:
-        timings = json.loads(layout.timings.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
-    return timings if isinstance(timings, dict) else {}
 
 
 #: The profile of the book's own run (its figures and pages are the papers' settings).
@@ -204,7 +186,7 @@ POINTS_DIRNAME = "points"
 SOURCE_FOLDERS = ("notebooks", "ntpnb", "book", "tests", "benchmarks", ".git", "_build")
 
 
-def output_tree(
+def tree_root(
     root: Path, profile: str, overrides: Mapping[str, object], output_dir: str | Path | None
 ) -> Path:
     """The root of the output tree a run writes: the book's (for the book's run), its own, or ``output_dir``.
