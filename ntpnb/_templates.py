@@ -10,6 +10,7 @@ what it inserts into HTML with ``|e``.
 
 from __future__ import annotations
 
+import re
 from functools import cache
 from typing import Any
 
@@ -18,11 +19,25 @@ from markupsafe import Markup
 
 from .errors import InvalidDataError
 
+#: A word with a hyphen inside (``1e-06``, ``sub-problems``): a browser may break a line after it.
+_HYPHENATED = re.compile(r"\S+-\S+")
+
+
+def words(text: Any) -> list[tuple[str, bool]]:
+    r"""``text`` in pieces (words and the space between), each with whether to keep it on one line.
+
+    A word with a hyphen inside is kept whole (a table cell that wraps never shows ``1e-`` above
+    ``06``); text with math (``$`` or ``\(``), or markup, is one piece, as it is.
+    """
+    if isinstance(text, Markup) or "$" in str(text) or "\\(" in str(text):
+        return [(text, False)]
+    return [(piece, bool(_HYPHENATED.fullmatch(piece))) for piece in re.split(r"(\s+)", str(text)) if piece]
+
 
 @cache
 def _environment() -> Environment:
     """The one Jinja2 environment: the package's templates, HTML ones escaped, a missing value an error."""
-    return Environment(
+    environment = Environment(
         loader=PackageLoader("ntpnb", "templates"),
         autoescape=select_autoescape(enabled_extensions=("html",), default_for_string=False),
         undefined=StrictUndefined,
@@ -30,6 +45,8 @@ def _environment() -> Environment:
         lstrip_blocks=True,
         keep_trailing_newline=False,
     )
+    environment.filters["words"] = words
+    return environment
 
 
 def render(name: str, **context: Any) -> str:

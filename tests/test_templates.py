@@ -60,3 +60,41 @@ def test_a_template_escapes_text_and_refuses_a_missing_value():
         render("badge.html", id="A1", title="", link=None, with_id=True)
     with pytest.raises(InvalidDataError, match=r"must render one line"):
         render_inline("details.md", summary="s", body="b", classes="", id="", count="")
+
+
+def test_a_check_tables_hyphenated_words_are_kept_on_one_line_and_math_and_markup_left_whole():
+    from ntpnb._templates import words
+
+    assert words("below 1e-06 (e^{-gamma}) and -x") == [
+        ("below", False),
+        (" ", False),
+        ("1e-06", True),
+        (" ", False),
+        ("(e^{-gamma})", True),
+        (" ", False),
+        ("and", False),
+        (" ", False),
+        ("-x", False),  # a sign, not a hyphen inside a word
+    ]
+    assert words("$e^{-\\gamma}$ in 1e-06") == [("$e^{-\\gamma}$ in 1e-06", False)]  # math unsplit
+    link = Markup('<a href="x">sub-problems</a>')
+    assert words(link) == [(link, False)]
+
+
+def test_a_claim_table_keeps_a_number_with_an_exponent_whole_and_escapes_its_cells():
+    from ntpnb.chapter._claims import ClaimTable
+    from ntpnb.records._checks import Check
+
+    check = Check(
+        claim="A1",
+        what="gap < 1e-06 & more",
+        value=1e-7,
+        relation="<",
+        target=1e-6,
+        tol=0.0,
+        paper="",
+        passed=True,
+        profile="quick",
+    )
+    html = ClaimTable(title="Checks of this section", checks=(check,))._repr_html_()
+    assert '<span class="ntpnb-word">1e-06</span>' in html and "&amp; more" in html

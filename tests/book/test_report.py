@@ -239,7 +239,7 @@ def test_summary_is_the_chapter_claim_table(run):
     assert "FAIL A2   decay rate: -0.5000 (required = -1 ± 0.02)" in text
     html = table._repr_html_()
     assert html.startswith(
-        '<details class="ntpnb-checks ntpnb-checks-chapter ntpnb-has-fail">'
+        '<details class="ntpnb-checks ntpnb-chapter-checks ntpnb-has-fail">'
         "<summary>Every check of this chapter"
     )
     assert html.count("<tr class=") == 4 and 'class="ntpnb-fail"' in html
