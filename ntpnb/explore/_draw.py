@@ -109,9 +109,12 @@ def _spans_decades(values: Sequence[float]) -> bool:
 
 
 def _draw_required(ax: Axes, check_map: CheckMap, log_y: bool) -> None:
-    """The required value (a line) or interval (a band), labelled as printed."""
-    label = f"required {check_map.required.split(',')[0]}"
+    """The required value (a line, labelled to 3 digits) or interval (a band, labelled as printed)."""
     target, relation = check_map.target, check_map.relation
+    if relation in ("in", "~") or target is None:
+        label = f"required {check_map.required.split(',')[0]}"
+    else:
+        label = f"required {relation} {float(target):.3g}"
     style = {"color": "k", "ls": "--", "lw": 1.2, "label": label}
     if relation == "in" or relation == "~":
         low, high = tuple(target) if relation == "in" else (target - check_map.tol, target + check_map.tol)
@@ -338,7 +341,7 @@ def _draw_cell_boundary(ax: Axes, boundary: Boundary, xa: Axis, ya: Axis) -> Non
             ax.plot([i, i + 1], [edge, edge], color="#D55E00", lw=2.5, ls=ls)
 
 
-def shared_legend(fig: Figure, ncol: int = 3) -> None:
+def shared_legend(fig: Figure, ncol: int = 4) -> None:
     """One legend under ``fig`` for all its maps' panels: each entry once, the panels' own removed.
 
     For a figure of several maps drawn with ``ax`` (:func:`draw_map`), whose legends repeat.
@@ -350,8 +353,14 @@ def shared_legend(fig: Figure, ncol: int = 3) -> None:
             for handle, text in zip(legend.legend_handles, legend.get_texts(), strict=True):
                 entries.setdefault(text.get_text(), handle)
             legend.remove()
-    fig.legend(
-        list(entries.values()), list(entries), loc="outside lower center", ncol=ncol, fontsize=MIN_TEXT_POINTS
+    fig.legend(  # four narrow columns: fewer rows under the maps, within the page's width
+        list(entries.values()),
+        list(entries),
+        loc="outside lower center",
+        ncol=ncol,
+        fontsize=MIN_TEXT_POINTS,
+        columnspacing=1.0,
+        handlelength=1.8,
     )
 
 

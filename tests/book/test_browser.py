@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import os
+import pickle
 import re
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
@@ -34,7 +35,7 @@ from ntpnb.chapter._registry import CLAIMS
 from ntpnb.records._commit import source_commit
 from ntpnb.records._tree import load_tree_record
 
-from conftest import ROOT
+from conftest import ROOT, made_once
 from helpers import config_binder_url
 
 pytestmark = pytest.mark.slow
@@ -155,6 +156,9 @@ def visit(browser, path: Path, name: str) -> dict:
                 o => ['True', 'False'].includes(o.innerText.trim()) && o.checkVisibility()).length,
         })"""
     )
+    # what went wrong loading the page as a reader opens it; a resize below may switch a picture's
+    # source and abort the one still loading (net::ERR_ABORTED), which no reader sees
+    found["errors"] = list(errors)
     save_screenshot(page, name.removesuffix(".html").replace("/", "__"), full_page=True)
     found["ids"] = set(page.evaluate("() => [...document.querySelectorAll('[id]')].map(e => e.id)"))
     found["tables"] = {WIDTH: page.evaluate(TABLES)}
@@ -169,7 +173,6 @@ def visit(browser, path: Path, name: str) -> dict:
     found["tables"]["print"] = page.evaluate(TABLES)
     found["layout"]["print"] = page.evaluate(LAYOUT)
     page.close()
-    found["errors"] = errors
     return found
 
 
@@ -235,12 +238,24 @@ LAYOUT = """() => {
 
 
 @pytest.fixture(scope="module")
-def visited(browser, built_book) -> dict[str, dict]:
-    """Every page of the book (by its path in the HTML book) and what :func:`visit` found there."""
+def visited(browser, built_book, tmp_path_factory) -> dict[str, dict]:
+    """Every page of the book (by its path in the HTML book) and what :func:`visit` found there.
+
+    Visited once per test session (minutes): under pytest-xdist the first worker to ask visits
+    and stores what it found (a pickle in the shared folder), the others read it.
+    """
     html = built_book / "_build" / "html"
-    pages = book_pages(html)
-    assert len(pages) >= 6, [p.name for p in pages]
-    return {str(path.relative_to(html)): visit(browser, path, str(path.relative_to(html))) for path in pages}
+
+    def visit_all(folder: Path) -> None:
+        pages = book_pages(html)
+        assert len(pages) >= 6, [p.name for p in pages]
+        found = {
+            str(path.relative_to(html)): visit(browser, path, str(path.relative_to(html))) for path in pages
+        }
+        (folder / "visited.pickle").write_bytes(pickle.dumps(found))
+
+    folder = made_once(tmp_path_factory, "visited", visit_all)
+    return pickle.loads((folder / "visited.pickle").read_bytes())
 
 
 def _local_file(url: str) -> Path | None:
