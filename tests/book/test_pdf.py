@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import logging
 import os
+import pickle
 import re
 import unicodedata
 from dataclasses import dataclass
@@ -41,7 +42,7 @@ from ntpnb.book._pdf import (
 )
 from ntpnb.errors import NTPError
 
-from conftest import ROOT
+from conftest import ROOT, made_once
 
 # Chromium's trailer counts fewer objects than it writes, which pypdf reports and reads past
 logging.getLogger("pypdf").setLevel(logging.ERROR)
@@ -295,12 +296,53 @@ def same_title(printed: str, pieces: list[str]) -> bool:
     return True
 
 
+@dataclass(frozen=True)
+class PrintedPage:
+    """What one printed page holds, read from the PDF once: its text, its text runs and images."""
+
+    raw: str  # its text as pypdf extracts it
+    #: Each text run: its height above the page's foot in points, its text (normalised), its scale.
+    runs: list[tuple[float, str, float]]
+    images: list[float]  # the height of each image's top
+    height: float  # the page's height in points
+
+    @property
+    def text(self) -> str:
+        return normal(self.raw)
+
+
+def read_page(page) -> PrintedPage:
+    """The :class:`PrintedPage` of a pypdf page: one pass over its content stream."""
+    runs, images = [], []
+
+    def text(text, cm, tm, font, size):
+        if text.strip():
+            runs.append((cm[3] * tm[5] + cm[5], normal(text), cm[0]))
+
+    def image(operator, operands, cm, tm):
+        if operator == b"Do":  # an image (or a form) drawn into the unit square that cm maps
+            images.append(max(cm[5], cm[5] + cm[3]))
+
+    raw = page.extract_text(visitor_text=text, visitor_operand_before=image)
+    return PrintedPage(raw, runs, images, float(page.mediabox.height))
+
+
 @dataclass
 class Printed:
-    """The book's PDF, and the HTML book it was printed from."""
+    """The book's PDF (its outline and pages, each read once), and the HTML book it was printed from."""
 
-    reader: PdfReader
+    #: ``(level, title, page from 0, top)`` of each bookmark.
+    outline: list[tuple[int, str, int, float]]
+    pages: list[PrintedPage]
     root: Path  # the book's sources
+
+    @classmethod
+    def read(cls, pdf: Path, root: Path) -> Printed:
+        reader = PdfReader(pdf)
+        outline = [
+            (level, str(item.title), page, float(item["/Top"])) for level, item, page in flat_outline(reader)
+        ]
+        return cls(outline, [read_page(page) for page in reader.pages], root)
 
     @property
     def html(self) -> Path:
@@ -308,14 +350,7 @@ class Printed:
 
     @cached_property
     def texts(self) -> list[str]:
-        return [normal(page.extract_text()) for page in self.reader.pages]
-
-    @cached_property
-    def outline(self) -> list[tuple[int, str, int, float]]:
-        """``(level, title, page from 0, top)`` of each bookmark."""
-        return [
-            (level, item.title, page, float(item["/Top"])) for level, item, page in flat_outline(self.reader)
-        ]
+        return [page.text for page in self.pages]
 
     def expected(self) -> list[tuple[int, list[str]]]:
         """The bookmarks the HTML book implies: ``(level, heading's pieces)``.
@@ -347,16 +382,22 @@ class Printed:
         return found
 
 
-@pytest.fixture(scope="module")
-def printed(built_book) -> Printed:
-    """The PDF of the suite's book: skipped where none can be printed (failed, with NTPNB_REQUIRE_BROWSER)."""
+@pytest.fixture(scope="session")
+def printed(tmp_path_factory, built_book) -> Printed:
+    """The PDF of the suite's book, read once a session (a minute of one core: the workers of
+    pytest-xdist share it); skipped where none can be printed (failed, with NTPNB_REQUIRE_BROWSER)."""
     pdf = built_book / "_build" / "html" / PDF_NAME
     reason = missing_printer()
     if reason and not pdf.exists():
         if os.environ.get("NTPNB_REQUIRE_BROWSER"):
             pytest.fail(f"NTPNB_REQUIRE_BROWSER is set but {reason}")
         pytest.skip(reason)
-    return Printed(PdfReader(pdf), built_book)
+
+    def read(folder: Path) -> None:
+        (folder / "printed.pickle").write_bytes(pickle.dumps(Printed.read(pdf, built_book)))
+
+    folder = made_once(tmp_path_factory, "printed", read)
+    return pickle.loads((folder / "printed.pickle").read_bytes())
 
 
 @pytest.mark.slow
@@ -377,39 +418,22 @@ def test_each_page_of_the_book_starts_a_printed_page_with_its_title(printed):
     book = printed.pages_of_the_book()
     assert len(book) >= 12, book  # the introduction, seven chapters, the pages about the book
     for title, page, top in book:
-        height = float(printed.reader.pages[page].mediabox.height)
+        height = printed.pages[page].height
         assert top > 0.9 * height, (title, page + 1, top)  # its bookmark at the top of a page
         if title == "Introduction":  # its heading is the book's title, which the title page shows
             continue
-        runs, images = _content(printed.reader.pages[page])
+        runs, images = printed.pages[page].runs, printed.pages[page].images
         own = [y for y, text, _ in runs if y > 0.8 * height and text in normal(title)]
         assert own, (title, page + 1)
         above = [text for y, text, _ in runs if y > max(own) + 1] + [y for y in images if y > max(own)]
         assert not above, (title, page + 1, above)  # the first thing printed on it
 
 
-def _content(page) -> tuple[list[tuple[float, str, float]], list[float]]:
-    """What ``page`` prints: its text runs (each one's height above the page's foot in points, text
-    and scale), and the height of each image's top."""
-    runs, images = [], []
-
-    def text(text, cm, tm, font, size):
-        if text.strip():
-            runs.append((cm[3] * tm[5] + cm[5], normal(text), cm[0]))
-
-    def image(operator, operands, cm, tm):
-        if operator == b"Do":  # an image (or a form) drawn into the unit square that cm maps
-            images.append(max(cm[5], cm[5] + cm[3]))
-
-    page.extract_text(visitor_text=text, visitor_operand_before=image)
-    return runs, images
-
-
 @pytest.mark.slow
 def test_no_heading_is_left_alone_at_the_foot_of_a_page(printed):
     lonely, checked = [], 0
     for _, title, page, top in printed.outline:
-        runs, images = _content(printed.reader.pages[page])
+        runs, images = printed.pages[page].runs, printed.pages[page].images
         own = [y for y, text, _ in runs if top - 80 < y <= top + 1 and text in normal(title)]
         if not own:  # a part's bookmark is its first page's; the introduction's heading is not printed
             continue
@@ -435,7 +459,7 @@ def test_the_contents_give_each_page_and_chapter_section_the_page_it_starts_on(p
     intro = next(page for _, title, page, _ in printed.outline if title == "Introduction")
     assert intro > 0 and printed.texts[0].find("Contents") >= 0
     contents = {}
-    lines = "\n".join(printed.reader.pages[p].extract_text() for p in range(intro)).splitlines()
+    lines = "\n".join(printed.pages[p].raw for p in range(intro)).splitlines()
     for line in lines:
         match = re.fullmatch(r"(.*\S)\s+(\d+)", normal(line))
         if match:
@@ -477,12 +501,12 @@ def test_nothing_prints_that_a_reader_of_paper_cannot_use_and_no_figure_is_lost(
 
 @pytest.mark.slow
 def test_the_book_fits_its_pages_and_its_page_count(printed, record_property):
-    pages = len(printed.reader.pages)
+    pages = len(printed.pages)
     record_property("pdf_pages", pages)
     assert pages <= MAX_PAGES
     # nothing was wider than the paper: Chromium shrinks the whole book to fit a page that is
     # (a rounding of a hundredth of a pixel shrinks it by 2e-5)
-    scales = [scale for page in printed.reader.pages for _, _, scale in _content(page)[0]]
+    scales = [scale for page in printed.pages for _, _, scale in page.runs]
     assert sum(abs(s / PIXEL - 1) < 0.001 for s in scales) > 0.99 * len(scales), set(scales)
 
 
@@ -535,10 +559,10 @@ MIN_WORDS = 80
 def test_no_page_between_a_pages_first_and_last_prints_fewer_than_a_hundred_words(printed):
     starts = sorted({page for _, page, _ in printed.pages_of_the_book()})
     short = []
-    for number in range(starts[0] + 1, len(printed.reader.pages)):
-        if number in starts or number + 1 in starts or number + 1 == len(printed.reader.pages):
+    for number in range(starts[0] + 1, len(printed.pages)):
+        if number in starts or number + 1 in starts or number + 1 == len(printed.pages):
             continue  # a page of the book's first or last printed page
-        _, images = _content(printed.reader.pages[number])
+        images = printed.pages[number].images
         words = len(printed.texts[number].split())
         if words < MIN_WORDS and not images:
             short.append((number + 1, words, " ".join(printed.texts[number].split()[:8])))
