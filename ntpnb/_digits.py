@@ -4,7 +4,8 @@ One place for the rounding the chapters, the claim checks, the maps and Paper B'
 share: :func:`format_number` (significant digits, zeros kept, ``"< floor"`` for rounding noise),
 :func:`stable_digits` (how many digits survive a relative spread), :func:`format_stable` (a
 number to those digits; :func:`format_stable_summary`, several named ones) and
-:func:`format_decade` (the decade of a solver's rounding).
+:func:`format_decade` (the decade of a solver's rounding, a power of ten written as
+:func:`format_power` writes it) and :func:`format_bound` (a threshold as given, at most 4 digits).
 """
 
 from __future__ import annotations
@@ -15,12 +16,28 @@ from collections.abc import Mapping
 from .errors import InvalidDataError
 
 
+def format_power(exponent: int) -> str:
+    """``10**exponent`` as a reader reads it: ``"0.01"``, ``"1"``, ``"100"`` (1e-3 to 1e3), or ``"1e-04"``."""
+    if -3 <= exponent <= 3:
+        return f"{10.0**exponent:.{max(-exponent, 0)}f}"
+    return f"1e{exponent:+03d}"
+
+
+def format_bound(bound: float) -> str:
+    """A bound or a threshold as given (``1e-06``, ``0.05``, ``1``), to at most 4 significant digits."""
+    exponent = math.log10(abs(bound)) if bound != 0 and math.isfinite(bound) else 0.5
+    if exponent != round(exponent):  # not a power of ten (nor 0, nor an infinity)
+        return f"{bound:.4g}"
+    sign = "-" if bound < 0 else ""
+    return sign + format_power(round(exponent))
+
+
 def format_number(x: float, digits: int, floor: float | None = None) -> str:
     """``x`` with ``digits`` significant digits (zeros kept); ``"< floor"`` (rounding noise) below floor."""
     if isinstance(x, (bool, int)):
         return str(x)
     if floor is not None and abs(x) < floor:
-        return f"< {floor:.0e}"
+        return f"< {format_bound(floor)}"
     return f"{x:#.{digits}g}".rstrip(".")
 
 
@@ -41,7 +58,9 @@ def format_stable(x: float, spread: float) -> str:
     ``239.98`` with a spread of 4e-4 prints as ``240``, ``2.342e-07`` with a spread of 0.7 as ``2e-07``.
     """
     digits = stable_digits(spread)
-    if x == 0 or not math.isfinite(x) or not 1e-3 <= abs(x) < 1e6:
+    if x == 0:
+        return "0"
+    if not math.isfinite(x) or not 1e-3 <= abs(x) < 1e6:
         return f"{x:.{digits - 1}e}"
     decimals = digits - 1 - math.floor(math.log10(abs(x)))
     rounded = round(x, decimals)
@@ -66,7 +85,7 @@ def format_stable_summary(values: Mapping[str, float], spreads: Mapping[str, flo
 
 
 def format_decade(x: float, floor: float | None = None) -> str:
-    """``"< 1e-04"``: the smallest power of ten above ``|x|`` (``"0"``; ``"< floor"`` below ``floor``).
+    """``"< 1e-04"``, ``"< 0.1"``: the least power of ten above ``|x|`` (``"0"``; ``"< floor"`` below floor).
 
     For numbers whose digits are a solver's rounding (they differ between BLAS kernels).
     """
@@ -78,7 +97,7 @@ def format_decade(x: float, floor: float | None = None) -> str:
         if not exponent == round(exponent):
             raise InvalidDataError(f"format_decade's floor must be a power of ten, got {floor!r}")
         if x < floor:
-            return f"< 1e{round(exponent):+03d}"
+            return f"< {format_power(round(exponent))}"
     if x == 0.0:
         return "0"
-    return f"< 1e{math.floor(math.log10(x)) + 1:+03d}"
+    return f"< {format_power(math.floor(math.log10(x)) + 1)}"

@@ -1,7 +1,7 @@
 r"""What a reader must never see on a built page: raw TeX, parameter names in captions, hidden figures.
 
 Each rule is a function of one page's parsed HTML (:func:`parse`) returning a list of
-:class:`Finding`; :func:`scan_page` applies them all. The rules:
+:class:`Finding`; :func:`scan_page` applies the first four. The rules:
 
 * :func:`raw_tex`: a TeX command (``\operatorname``, ``\tfrac``) or a ``$`` in the page's text
   outside math (the elements MathJax typesets) and code: math that the Markdown did not read as
@@ -11,6 +11,9 @@ Each rule is a function of one page's parsed HTML (:func:`parse`) returning a li
 * :func:`hidden_figures`: a numbered figure inside a closed block (a collapsed cell output), which
   the reader does not see though the numbering counts it.
 * :func:`figure_number_gaps`: the figure numbers a reader sees, in page order, skip or repeat one.
+* :func:`over_precise_numbers`: a decimal number with more than :data:`MAX_DIGITS` significant
+  digits (``0.0333333``, ``1.00208e-292``), or a number that says nothing (``< 1e+00``, ``0 ± 0``,
+  ``0.00e+00``), in the page's prose, math or cell outputs (code a reader edits is not scanned).
 """
 
 from __future__ import annotations
@@ -33,6 +36,20 @@ RAW_TEX = re.compile(r"\\[A-Za-z]+|\\[{}]|\$")
 
 #: A figure's number as its caption shows it: ``Fig. 4.2``.
 FIGURE_NUMBER = re.compile(r"(\d+(?:\.\d+)*)")
+
+#: A decimal number as a page shows it: digits with a point or an exponent (an integer is exact,
+#: a count or a step; a version string such as 1.26.4 and an identifier such as arXiv:2402.18551
+#: are no numbers).
+DECIMAL = re.compile(r"(?<![\w.:])(?:\d+\.\d+(?:[eE][-+\u2212]?\d+)?|\d+[eE][-+\u2212]?\d+)(?![\w.])")
+#: The most significant digits a number on a page may show.
+MAX_DIGITS = 4
+#: Numbers that say nothing: a bound of one written as a power, a zero tolerance, a zero in exponent form.
+EMPTY_NUMBER = re.compile(r"< ?1e\+00\b|(?<![\d.])0 ± 0(?![\d.])|(?<![\d.])0\.0+e[+-]00\b")
+#: The elements whose numbers are not shown to be read: code (a code cell's source, a code block)
+#: but not a cell's output, which shows a block of code's style; scripts and styles.
+NOT_SHOWN_CLASSES = frozenset({"cell_input", "highlight"})
+NOT_SHOWN_TAGS = frozenset({"script", "style", "textarea", "kbd"})
+SHOWN_CLASSES = frozenset({"cell_output"})
 
 #: Characters of context shown either side of a finding.
 CONTEXT = 40
@@ -165,6 +182,43 @@ def figure_number_gaps(page: BeautifulSoup) -> list[Finding]:
             )
     if numbers and numbers[0].split(".")[-1] != "1":
         findings.insert(0, Finding("figure numbers", f"Fig. {numbers[0]}", "the first figure seen"))
+    return findings
+
+
+def significant_digits(number: str) -> int:
+    """The significant digits ``number`` (a match of :data:`DECIMAL`) shows: ``0.0500`` has 3."""
+    mantissa = re.split(r"[eE]", number)[0].replace(".", "")
+    return len(mantissa.lstrip("0")) or 1
+
+
+def _is_shown(element: Tag) -> bool:
+    """Whether the numbers in ``element`` are shown to be read (prose, math, an output, not code)."""
+    nodes = [element, *element.parents]
+    if any(node.name in NOT_SHOWN_TAGS for node in nodes):
+        return False
+    if any(SHOWN_CLASSES & set(node.get("class") or ()) for node in nodes):
+        return True
+    return not any(NOT_SHOWN_CLASSES & set(node.get("class") or ()) for node in nodes)
+
+
+def over_precise_numbers(page: BeautifulSoup) -> list[Finding]:
+    """Each over-precise or empty number in the page's prose, math and cell outputs.
+
+    Over-precise: a decimal number shown with more than :data:`MAX_DIGITS` significant digits;
+    empty: an :data:`EMPTY_NUMBER`. One finding a number.
+    """
+    findings = []
+    for text in _body(page).find_all(string=True):
+        if type(text).__name__ != "NavigableString" or not _is_shown(text.parent):
+            continue
+        content = str(text)
+        for match in DECIMAL.finditer(content):
+            if significant_digits(match.group(0)) > MAX_DIGITS:
+                passage = _snippet(content, match.start(), match.end())
+                findings.append(Finding("over-precise number", passage, match.group(0)))
+        for match in EMPTY_NUMBER.finditer(content):
+            passage = _snippet(content, match.start(), match.end())
+            findings.append(Finding("empty number", passage, match.group(0)))
     return findings
 
 

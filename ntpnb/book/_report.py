@@ -523,7 +523,7 @@ def _artifact_words(series: Series) -> str:
     agrees = series.artifact_agrees()
     if agrees is None:
         return ""
-    return f"authors' stored: {series.first.artifact.value:g}, {'consistent' if agrees else 'not consistent'}"  # type: ignore[union-attr]
+    return f"authors' stored: {series.first.artifact.shown}, {'consistent' if agrees else 'not consistent'}"  # type: ignore[union-attr]
 
 
 def _check_row(tree: TreePages, notebook: str, series: Series, check: Check) -> list[str]:

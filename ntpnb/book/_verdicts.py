@@ -408,7 +408,7 @@ class Series:
         if agrees is None:
             return ""
         a = self.first.artifact
-        return f"{a.source}: {a.value:g}, {'consistent' if agrees else 'not consistent'} with ours"  # type: ignore[union-attr]
+        return f"{a.source}: {a.shown}, {'consistent' if agrees else 'not consistent'} with ours"  # type: ignore[union-attr]
 
     def spread(self) -> tuple[str, str] | None:
         """The values as printed at the smallest and largest value over the seeds; None if alike."""

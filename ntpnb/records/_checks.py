@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, fields
 from numbers import Integral, Real
 from typing import Any
 
-from .._digits import format_number
+from .._digits import format_bound, format_number
 from .._samples import Sample
 from ..errors import InvalidDataError
 
@@ -97,6 +97,11 @@ class Artifact:
         object.__setattr__(self, "value", value)
         object.__setattr__(self, "precision", precision)
 
+    @property
+    def shown(self) -> str:
+        """Its value as a page shows it (4 significant digits: a reading off a figure has no more)."""
+        return f"{self.value:.4g}"
+
     def consistent_with(self, sample: Sample) -> bool:
         """Whether ``sample`` (pooled) agrees with this value (:meth:`Sample.consistent_with`'s rule)."""
         return sample.consistent_with(self.value, self.trials, self.precision)
@@ -156,7 +161,7 @@ class Check:
     def line(self) -> str:
         """The rounded, human-readable form printed by :meth:`ClaimLog.check` (two lines)."""
         paper = f"; paper: {self.paper}" if self.paper else ""
-        stored = f"; authors' stored: {self.artifact.value:g}" if self.artifact else ""
+        stored = f"; authors' stored: {self.artifact.shown}" if self.artifact else ""
         measured = f"measured {self.measured}; required {self.required}{paper}{stored}"
         return f"[{self.result}] {self.label} {self.what}\n       {measured}"
 
@@ -176,13 +181,15 @@ class Check:
 
     @property
     def required(self) -> str:
-        """What the check requires of the value, as printed: ``"= -1 ± 0.02"``, ``"< 1e-12"``."""
+        """What the check requires, as printed (``"= -1 ± 0.02"``, ``"< 1e-12"``; 4 digits at most)."""
         if self.relation == "in":
-            required = f"in [{self.target[0]:g}, {self.target[1]:g}]"  # type: ignore[index]
-        elif self.relation == "~":
-            required = f"= {self.target:g} ± {self.tol:g}"
+            low, high = self.target  # type: ignore[misc]
+            required = f"in [{format_bound(low)}, {format_bound(high)}]"
+        elif self.relation == "~" and self.tol > 0:
+            required = f"= {format_bound(self.target)} ± {format_bound(self.tol)}"  # type: ignore[arg-type]
         else:
-            required = f"{self.relation} {self.target:g}"
+            relation = "=" if self.relation == "~" else self.relation  # a tolerance of 0: exactly
+            required = f"{relation} {format_bound(self.target)}"  # type: ignore[arg-type]
         return required + (
             f", {self.sample.requirement(self.kind, self.relation)}" if self.sample is not None else ""
         )

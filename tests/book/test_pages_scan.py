@@ -20,6 +20,7 @@ from ntpnb.book._page_scan import (
     caption_parameters,
     figure_number_gaps,
     hidden_figures,
+    over_precise_numbers,
     parse,
     raw_tex,
     scan_page,
@@ -99,6 +100,32 @@ def test_figure_numbers_start_at_one_and_never_repeat():
         "figure numbers: Fig. 2.2: the first figure seen",
         "figure numbers: Fig. 2.2 -> Fig. 2.2: expected 2.3",
     ]
+
+
+NUMBERS = """<html><body><main>
+<p>ours 0.0333333 against 14.7 (numpy 1.26.4, arXiv:2402.18551, 100000 steps, 0.0500);
+<span class="math notranslate nohighlight">\\(\\|W\\| = 24.5555\\)</span>;
+measured &lt; 1e+00, = 0 ± 0, 0.00e+00</p>
+<div class="highlight"><pre>@article{a, eprint = {2402.18551}}</pre></div>
+<div class="cell docutils container"><div class="cell_input docutils container">
+<div class="highlight"><pre>lr = 0.0123456</pre></div></div>
+<div class="cell_output docutils container"><div class="output stream"><div class="highlight">
+<pre>kl at k = 100000: 0.00025871, 0.0002587</pre></div></div></div></div>
+<script>var x = 0.123456;</script>
+</main></body></html>"""
+
+
+def test_numbers_with_more_than_four_digits_or_saying_nothing_are_found_in_prose_math_and_outputs():
+    found = [(f.rule, f.what) for f in over_precise_numbers(parse(NUMBERS))]
+    assert found == [
+        ("over-precise number", "0.0333333"),
+        ("over-precise number", "24.5555"),
+        ("empty number", "< 1e+00"),
+        ("empty number", "0 ± 0"),
+        ("empty number", "0.00e+00"),
+        ("over-precise number", "0.00025871"),  # four digits after the zeros (0.0002587) are fine
+    ]
+    assert over_precise_numbers(parse(CLEAN)) == []
 
 
 def test_scan_page_applies_every_rule():

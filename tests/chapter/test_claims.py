@@ -129,7 +129,7 @@ def test_stable_digits_keep_a_guard_digit(spread, digits):
         (0.0999999, 0.01, "0.1"),  # rounded up into the next decade: still one digit
         (9.96, 0.01, "10"),
         (-0.9504, 1e-9, "-0.9504"),
-        (0.0, 0.1, "0e+00"),
+        (0.0, 0.1, "0"),
     ],
 )
 def test_format_stable_prints_the_digits_a_spread_leaves(x, spread, text):
@@ -156,8 +156,8 @@ def test_format_decade_gives_the_power_of_ten_above():
     from ntpnb._digits import format_decade
 
     assert format_decade(3.4e-5) == format_decade(2.1e-5) == "< 1e-04"
-    assert format_decade(-0.042) == "< 1e-01"
-    assert format_decade(61.3) == "< 1e+02"
+    assert format_decade(-0.042) == "< 0.1"
+    assert format_decade(61.3) == "< 100"
     assert format_decade(0.0) == "0"
     # below a floor, zero included, only the floor is printed (the resolution of the measurement)
     assert format_decade(0.0, floor=1e-14) == format_decade(3e-16, floor=1e-14) == "< 1e-14"
@@ -166,6 +166,26 @@ def test_format_decade_gives_the_power_of_ten_above():
         format_decade(1.0, floor=3e-14)
     with pytest.raises(InvalidDataError):
         format_decade(float("nan"))
+
+
+def test_a_bound_prints_as_given_to_at_most_four_digits_and_a_power_of_ten_plainly_near_one():
+    from ntpnb._digits import format_bound, format_power
+
+    assert [format_power(k) for k in (-4, -3, 0, 3, 4)] == ["1e-04", "0.001", "1", "1000", "1e+04"]
+    assert [format_bound(b) for b in (1e-12, 0.05, 1.0, -1.0, 0.029513, 0.0)] == [
+        "1e-12", "0.05", "1", "-1", "0.02951", "0",
+    ]  # fmt: skip
+    assert format_number(0.3, 4, floor=1.0) == "< 1"  # not "< 1e+00"
+
+
+def test_the_required_value_prints_at_most_four_digits_and_an_exact_target_without_a_zero_tolerance(log):
+    interval = log.check("A1", "interval", 0.5, "in", (0.025, 0.975))
+    threshold = log.check("A2", "rate", 0.01, "<", 0.029513)
+    exact = log.check("A3", "gap", 0.0, "~", 0.0, tol=0.0, kind="sanity")
+    close = log.check("A3", "slope", -1.0, "~", -1.0, tol=0.02, kind="sanity")
+    assert [o.check.required for o in (interval, threshold, exact, close)] == [
+        "in [0.025, 0.975]", "< 0.02951", "= 0", "= -1 ± 0.02",
+    ]  # fmt: skip
 
 
 def test_the_record_is_dumped_and_loaded_as_one_type(log, tmp_path):
