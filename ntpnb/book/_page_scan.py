@@ -45,10 +45,11 @@ DECIMAL = re.compile(r"(?<![\w.:])(?:\d+\.\d+(?:[eE][-+\u2212]?\d+)?|\d+[eE][-+\
 MAX_DIGITS = 4
 #: Numbers that say nothing: a bound of one written as a power, a zero tolerance, a zero in exponent form.
 EMPTY_NUMBER = re.compile(r"< ?1e\+00\b|(?<![\d.])0 ± 0(?![\d.])|(?<![\d.])0\.0+e[+-]00\b")
-#: The elements whose numbers are not shown to be read: code (a code cell's source, a code block)
-#: but not a cell's output, which shows a block of code's style; scripts and styles.
-NOT_SHOWN_CLASSES = frozenset({"cell_input", "highlight"})
-NOT_SHOWN_TAGS = frozenset({"script", "style", "textarea", "kbd"})
+#: The elements whose numbers are not shown to be read: code (a code cell's source, a code block,
+#: a literal in prose, a constant's value in the API reference: Sphinx's ``pre`` spans) but not a
+#: cell's output, which is styled as a code block; scripts, styles.
+NOT_SHOWN_CLASSES = frozenset({"cell_input", "highlight", "pre"})
+NOT_SHOWN_TAGS = frozenset({"script", "style", "textarea", "kbd", "code"})
 SHOWN_CLASSES = frozenset({"cell_output"})
 
 #: Characters of context shown either side of a finding.

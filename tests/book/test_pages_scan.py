@@ -107,6 +107,8 @@ NUMBERS = """<html><body><main>
 <span class="math notranslate nohighlight">\\(\\|W\\| = 24.5555\\)</span>;
 measured &lt; 1e+00, = 0 ± 0, 0.00e+00</p>
 <div class="highlight"><pre>@article{a, eprint = {2402.18551}}</pre></div>
+<p>The docstring's example: <code>239.98</code> prints as <code>240</code>.</p>
+<dt>EPS<em class="property"> = <span class="pre">2.220446049250313e-16</span></em></dt>
 <div class="cell docutils container"><div class="cell_input docutils container">
 <div class="highlight"><pre>lr = 0.0123456</pre></div></div>
 <div class="cell_output docutils container"><div class="output stream"><div class="highlight">
@@ -170,6 +172,21 @@ def test_no_other_page_shows_raw_tex_or_a_hidden_figure(built_book):
     pages = [p for p in book_pages(html) if p.relative_to(html).parts[:2] != ("outputs", "notebooks")]
     assert len(pages) >= 5, pages
     findings = _findings(html, pages, built_book)
+    assert not findings, "\n".join(findings)
+
+
+@pytest.mark.slow
+def test_every_page_shows_each_number_to_at_most_four_significant_digits(built_book):
+    """No page (a chapter, the report, the API reference) shows a decimal number to more than
+    :data:`~ntpnb.book._page_scan.MAX_DIGITS` significant digits or a number that says nothing."""
+    html = built_book / "_build" / "html"
+    pages = book_pages(html)
+    assert len(pages) >= 20, pages  # the chapters, the report, the pages about the book, the API's
+    findings = [
+        f"{page.relative_to(html)}: {finding}"
+        for page in pages
+        for finding in over_precise_numbers(parse(page.read_text(encoding="utf-8")))
+    ]
     assert not findings, "\n".join(findings)
 
 
