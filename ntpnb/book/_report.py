@@ -30,7 +30,7 @@ from mdit_py_plugins.dollarmath import dollarmath_plugin
 
 from .._markdown import escape_markdown, markdown_table
 from .._templates import render
-from .._text import join_words
+from .._text import join_words, value_range
 from ..chapter._registry import CLAIMS, MAPS, PAPERS, ClaimSpec, MapSpec, sort_key
 from ..records._checks import CHECK_LINE, KINDS, Check
 from ..records._files import atomic_write_text
@@ -304,7 +304,7 @@ def _summary(tree: TreePages) -> list[str]:
             [f"[**{cid}**](#{card_anchor(cid)})", escape_markdown(spec.short), _badge(cid, verdict), why]
         )
     return [
-        "In the *why* column a number *a to b* ranges over the seeds, and *x ± s* is an estimate",
+        "In the *why* column *[a, b]* is a number's range over the seeds, and *x ± s* is an estimate",
         "pooled over the seeds' trials with its standard error.",
         "",
         ":::{table}",
@@ -556,7 +556,7 @@ def _check_row(tree: TreePages, notebook: str, series: Series, check: Check) -> 
     decided = series.decided  # how it was decided across the seeds, with its spread
     values = series.spread() if not series.statistical else None
     if values:
-        decided += f"; {values[0]} to {values[1]}"
+        decided += f"; {value_range(*values)}"
     outcome = series.outcome
     strong = outcome == "fails" or (check.kind == "finding" and outcome == "established")
     return [

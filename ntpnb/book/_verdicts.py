@@ -39,7 +39,7 @@ from pathlib import Path
 from typing import Any
 
 from .._samples import BOUNDS, Sample
-from .._text import join_words
+from .._text import join_words, value_range
 from ..chapter._registry import authors_protocol, declared_protocols
 from ..errors import PathError
 from ..records._checks import KINDS, Check, Statement
@@ -420,15 +420,15 @@ class Series:
         return None if low.measured == high.measured else (low.measured, high.measured)
 
     def seed_range(self) -> str:
-        """Its value's range over the seeds, ``"0.986 to 0.990 at single seeds"`` ("" if alike or one seed).
+        """Its value's range over the seeds, ``"[0.986, 0.990] at single seeds"`` ("" if alike or one seed).
 
         A statistical check's per-seed statistic (to 3 digits), else the values as printed.
         """
         if self.statistical:
             values = sorted({f"{c.value:.3g}" for c in self.checks.values()}, key=float)
-            return f"{values[0]} to {values[-1]} at single seeds" if len(values) > 1 else ""
+            return f"{value_range(values[0], values[-1])} at single seeds" if len(values) > 1 else ""
         spread = self.spread()
-        return f"{spread[0]} to {spread[1]} over the {_seeds(len(self.checks))}" if spread else ""
+        return f"{value_range(*spread)} over the {_seeds(len(self.checks))}" if spread else ""
 
     def ours(self) -> str:
         """Our value as shown: pooled (to 3 digits) where a sample decides it, else the book seed's."""
@@ -443,7 +443,7 @@ class Series:
     def quote(self) -> str:
         """Our value with how it was decided, as a sentence quotes it.
 
-        ``"0.988 ± 0.0006 on 500 trials pooled over 5 seeds"``, ``"1.27e-06 to 1.87e-06 at all 5
+        ``"0.988 ± 0.0006 on 500 trials pooled over 5 seeds"``, ``"[1.27e-06, 1.87e-06] at all 5
         seeds"``, ``"0.249, decided once"``.
         """
         sample = self.pooled_sample
@@ -454,7 +454,7 @@ class Series:
         if self.basis == "seed-independent":
             return f"{self.first.measured}, {self.decided}"
         spread = self.spread()
-        value = f"{spread[0]} to {spread[1]}" if spread else self.first.measured
+        value = value_range(*spread) if spread else self.first.measured
         return f"{value} {self.how}"
 
     @property
@@ -523,7 +523,7 @@ def statement_across(
         else:
             varied = True
             low, high = (texts[values.index(v)] for v in (min(values), max(values)))
-            parts.append(f"{low} to {high}")
+            parts.append(value_range(low, high))
     text = "".join(parts)
     at = [seed for seed, _ in made]
     if len(at) < len(seeds):

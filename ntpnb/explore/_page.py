@@ -12,7 +12,7 @@ from statistics import median
 
 from .._digits import format_number
 from .._markdown import escape_markdown, markdown_table
-from .._text import join_words
+from .._text import join_words, value_range
 from ._decide import CheckMap, check_maps
 from ._grid import Grid
 from ._grid import value_text as parameter_text
@@ -76,7 +76,7 @@ def _point_table(check_map: CheckMap, grid: Grid) -> str:
         if values:
             passed = round(check_map.share[key] * len(values))
             low, high = _number(min(values)), _number(max(values))
-            spread = f"{low} to {high}" if low != high else ""
+            spread = value_range(low, high) if low != high else ""
             cells = [_number(median(values)), spread, f"{passed} of {len(values)} seeds"]
         else:
             cells = ["", "", "not made"]

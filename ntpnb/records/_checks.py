@@ -262,7 +262,8 @@ class Statement:
                 raise InvalidDataError(
                     f"claim {self.claim}: statement number {name} = {value!r} is not finite"
                 )
-            numbers[name] = int(value) if isinstance(value, Integral) else float(value)  # numpy's as Python's
+            # numpy's as Python's; a negative zero (np.maximum(0.0, -0.0)) is a zero, never "-0"
+            numbers[name] = int(value) if isinstance(value, Integral) else float(value) + 0.0
         return numbers
 
     def _checked_samples(self) -> dict[str, Sample]:

@@ -152,11 +152,11 @@ def test_a_finding_decided_at_each_seed_must_hold_at_every_seed_to_be_establishe
     v = verdict_of(*held)
     assert v.verdict == NOT_REPRODUCED
     assert v.phrase == "does not reproduce: a finding established at all 3 seeds"
-    assert v.reasons == ("x: 0 to 2 at all 3 seeds, required > 0",)
+    assert v.reasons == ("x: [0, 2] at all 3 seeds, required > 0",)
     v = verdict_of(held[0], record(1, check("finding", passed=False)), held[2])
     assert v.verdict == NOT_ESTABLISHED
     assert v.phrase == "not established: a finding not established at 2 of 3 seeds (fails at 1)"
-    assert v.reasons == ("finding not established: x (0 to 2 at 2 of 3 seeds (fails at 1))",)
+    assert v.reasons == ("finding not established: x ([0, 2] at 2 of 3 seeds (fails at 1))",)
 
 
 def test_a_seed_independent_check_is_decided_once_and_must_measure_the_same_at_every_seed():
@@ -389,7 +389,7 @@ def test_qualifications_quote_their_numbers_as_ranges_over_the_seeds():
     v = verdict_of(*books)
     assert v.verdict == QUALIFIED
     assert v.reasons == (
-        "corr 0.948 to 0.960 at k = 1000000, exponent 1.62 to 1.86 (lowest to highest over the 5 seeds)",
+        "corr [0.948, 0.960] at k = 1000000, exponent [1.62, 1.86] (lowest to highest over the 5 seeds)",
     )
     # the same numbers at every seed print once
     same = [record(s, check(), quals=[q(text, corr=0.95, k=10, exponent=1.5)]) for s in range(3)]
@@ -400,7 +400,7 @@ def test_qualifications_stated_at_other_seeds_only_are_named_with_their_seeds():
     v = verdict_of(record(0, check()), record(1, check(), quals=[q("only here")]))
     assert v.verdict == QUALIFIED and v.reasons == ("only here (at seed 1)",)
     made = [(1, q("{n} trials", n=3)), (4, q("{n} trials", n=5))]
-    assert statement_across(made, (0, 1, 2, 3, 4)) == "3 to 5 trials (at seeds 1 and 4)"
+    assert statement_across(made, (0, 1, 2, 3, 4)) == "[3, 5] trials (at seeds 1 and 4)"
 
 
 def test_a_qualification_refuses_fields_without_numbers_and_numbers_that_are_not_finite():
@@ -433,7 +433,7 @@ def test_a_headline_quotes_its_numbers_as_ranges_and_its_samples_pooled_over_the
         books.append(log.record)
     v = sweep_verdicts(["B11"], [sweep(*books)])["B11"]
     assert v.headline == (
-        "mean local correlation 0.987 ± 0.0009 after 2000 to 2004 steps, against the paper's $> 0.99$"
+        "mean local correlation 0.987 ± 0.0009 after [2000, 2004] steps, against the paper's $> 0.99$"
     )
     assert v.summary == v.headline and v.why != v.headline  # the why stays on the card
     assert ChapterRun.from_json(json.loads(books[0].dump())).headlines == books[0].headlines
@@ -769,7 +769,7 @@ def test_verdict_words_need_no_code():
     assert (first.what, first.ours, first.spread, first.decided, first.outcome) == (
         "x",
         "0",
-        "0 to 4 over the 5 seeds",
+        "[0, 4] over the 5 seeds",
         "at all 5 seeds",
         "holds",
     )

@@ -286,6 +286,11 @@ def test_format_decade_range_needs_an_ordered_positive_range():
         format_decade_range(0.0, 1.0)
 
 
+def test_a_statement_says_a_negative_zero_as_zero(log):
+    log.headline("A1", "{below:.2g} rounding units below it", below=np.maximum(0.0, -0.0))
+    assert log.headlines[0].rendered == "0 rounding units below it"
+
+
 def test_a_section_block_shows_the_checks_made_since_the_last_one_collapsed(log):
     log.check("A1", "gap", 0.5, ">", 0.0)
     log.qualify("A1", "small {n}", n=3)

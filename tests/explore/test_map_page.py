@@ -52,9 +52,9 @@ def test_the_map_page_says_what_was_explored_then_summarizes_and_shows_every_map
     assert f"```{{figure}} {maps[0].slug}.png" in lines and f":name: map-{maps[0].slug}" in lines
     assert "## 2. A2 (sanity): loss is finite" in lines
     assert page.count("```{figure}") == 1  # the second map has no figure: its caption and numbers
-    assert "| 1.0 | 1.10 | 1.00 to 1.20 | 3 of 3 seeds | holds |" in lines
+    assert "| 1.0 | 1.10 | [1.00, 1.20] | 3 of 3 seeds | holds |" in lines
     # at lr = 10 a seed failed to run: the two seeds that ran fail there, so the point fails
-    assert "| 10.0 | 10.5 | 10.0 to 11.0 | 0 of 2 seeds | fails |" in lines
+    assert "| 10.0 | 10.5 | [10.0, 11.0] | 0 of 2 seeds | fails |" in lines
 
 
 def test_a_page_of_an_in_process_grid_and_of_a_grid_without_checks():
