@@ -305,7 +305,8 @@ def _summary(tree: TreePages) -> list[str]:
         )
     return [
         "In the *why* column *[a, b]* is a number's range over the seeds, and *x ± s* is an estimate",
-        "pooled over the seeds' trials with its standard error.",
+        "{term}`pooled` over the seeds' trials with its {term}`standard error`; the",
+        "{doc}`notation page </book/notation>` defines these terms and the others the report uses.",
         "",
         ":::{table}",
         ":class: ntpnb-summary",
