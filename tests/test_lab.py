@@ -179,11 +179,18 @@ def test_markdown_and_myst_files_open_with_the_notebook_editor(lab):
     assert settings["defaultViewers"] == {"markdown": "Jupytext Notebook", "myst": "Jupytext Notebook"}
 
 
+def open_alone(page, lab, path: str) -> None:
+    """Open ``path`` in JupyterLab in a workspace of its own, empty: no tab another test left open
+    in the shared server's default workspace is restored beside it."""
+    workspace = f"alone-{secrets.token_hex(4)}"
+    page.goto(f"{lab.url}/lab/workspaces/{workspace}/tree/{path}?reset&token={lab.token}")
+
+
 def test_a_reader_opening_the_source_sees_a_notebook(lab, browser):  # noqa: F811
     n_cells = len(lab.get(f"/api/contents/{SOURCE}?type=notebook")["content"]["cells"])
     page = browser.new_page(viewport={"width": 1280, "height": 900})
     try:
-        page.goto(f"{lab.url}/lab/tree/{SOURCE}?token={lab.token}")
+        open_alone(page, lab, SOURCE)
         page.wait_for_selector(".jp-NotebookPanel .jp-Cell.jp-CodeCell", timeout=90_000)
         # JupyterLab adds the cells as it renders them: wait for all of the notebook's
         cells = ".jp-NotebookPanel .jp-Cell"
@@ -228,7 +235,7 @@ def test_a_parameter_edited_run_and_saved_in_jupyterlab_never_changes_the_chapte
     before, status = source.read_bytes(), git("status", "--porcelain", "--", EDITED)
     page = browser.new_page(viewport={"width": 1280, "height": 900})
     try:
-        page.goto(f"{lab.url}/lab/tree/{EDITED}?token={lab.token}")
+        open_alone(page, lab, EDITED)
         page.wait_for_selector(".jp-NotebookPanel .jp-Cell.jp-CodeCell", timeout=90_000)
         label = page.locator(".jp-NotebookPanel .jp-ToolbarLabelComponent", has_text="notebook is read-only")
         label.wait_for(timeout=90_000)  # JupyterLab shows the source read-only, and never autosaves it

@@ -40,6 +40,7 @@ from ..records._run import ChapterRun, failed_runs, load_chapter_runs
 from ..records._tree import TreeRecord, load_tree_record
 from ._executed import read_notebook
 from ._footers import read_footers
+from ._glossary import GLOSSARY_LABEL, GLOSSARY_TITLE, glossary_lines
 from ._scoreboard import PAPER_TOPICS, SCOREBOARD_FILE, badge_html, card_anchor, scoreboard_data
 from ._trees import chapter_label, describe_run, visible
 from ._verdicts import (
@@ -305,8 +306,8 @@ def _summary(tree: TreePages) -> list[str]:
         )
     return [
         "In the *why* column *[a, b]* is a number's range over the seeds, and *x ± s* is an estimate",
-        "{term}`pooled` over the seeds' trials with its {term}`standard error`; the",
-        "{doc}`notation page </book/notation>` defines these terms and the others the report uses.",
+        "{term}`pooled` over the seeds' trials with its {term}`standard error`; these terms and the",
+        f"others the report uses are defined at its end, in [{GLOSSARY_TITLE.lower()}](#{GLOSSARY_LABEL}).",
         "",
         ":::{table}",
         ":class: ntpnb-summary",
@@ -740,8 +741,9 @@ def _rule_and_platforms(tree: TreePages) -> list[str]:
 
 
 def render_report(tree: TreePages) -> str:
-    """The report page (MyST markdown) of ``tree``."""
-    return "\n".join([*_report_head(tree), *_every_check(tree), *_rule_and_platforms(tree)])
+    """The report page (MyST markdown) of ``tree``: its glossary last."""
+    sections = [*_report_head(tree), *_every_check(tree), *_rule_and_platforms(tree), *glossary_lines()]
+    return "\n".join(sections)
 
 
 def verdict_summary(results: Mapping[str, Verdict]) -> str:

@@ -516,3 +516,24 @@ def test_the_seeds_the_verdicts_rest_on_are_said_once_when_every_chapter_ran_at_
     assert _seeds_lines(mixed)[0].startswith(
         "The verdicts rest on every seed each chapter ran at, the book's first ("
     )
+
+
+#: A MyST term role as a chapter's headline writes it (braces doubled in a format string):
+#: ``{{term}}`pooled``` or ``{{term}}`rounding units <rounding unit>```.
+TERM_ROLE = re.compile(r"\{\{?term\}\}?`([^`<]+?)(?:\s*<([^>`]+)>)?`")
+
+
+def test_the_report_ends_with_its_glossary_and_every_term_a_page_links_is_defined_in_it():
+    from ntpnb.book._glossary import GLOSSARY_LABEL, TERMS, glossary_lines
+
+    lines = glossary_lines()
+    assert lines[0] == f"({GLOSSARY_LABEL})=" and "```{glossary}" in lines
+    assert [line for line in lines if line in TERMS] == list(TERMS)  # each term once, unindented
+    sources = [*sorted((ROOT / "notebooks").glob("*.md")), ROOT / "ntpnb" / "book" / "_report.py"]
+    linked = {
+        (m.group(2) or m.group(1)).strip(): source.name
+        for source in sources
+        for m in TERM_ROLE.finditer(source.read_text(encoding="utf-8"))
+    }
+    assert {"pooled", "standard error", "rounding unit", "docstring starts"} <= set(linked)
+    assert {term: where for term, where in linked.items() if term not in TERMS} == {}
