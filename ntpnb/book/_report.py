@@ -40,7 +40,7 @@ from ..records._run import ChapterRun, failed_runs, load_chapter_runs
 from ..records._tree import TreeRecord, load_tree_record
 from ._executed import read_notebook
 from ._footers import read_footers
-from ._glossary import GLOSSARY_LABEL, GLOSSARY_TITLE, glossary_lines
+from ._glossary import GLOSSARY_LABEL, GLOSSARY_TITLE, TERMS, glossary_directive
 from ._scoreboard import PAPER_TOPICS, SCOREBOARD_FILE, badge_html, card_anchor, scoreboard_data
 from ._trees import chapter_label, describe_run, visible
 from ._verdicts import (
@@ -740,9 +740,21 @@ def _rule_and_platforms(tree: TreePages) -> list[str]:
     ]
 
 
+def _glossary() -> list[str]:
+    """The report's terms (:data:`~._glossary.TERMS`), last: a labelled heading and one closed block."""
+    summary = f"The {len(TERMS)} terms: {join_words(TERMS)}"
+    return [
+        f"({GLOSSARY_LABEL})=",
+        f"## {GLOSSARY_TITLE}",
+        "",
+        *_details(summary, glossary_directive(), "ntpnb-checks"),
+        "",
+    ]
+
+
 def render_report(tree: TreePages) -> str:
     """The report page (MyST markdown) of ``tree``: its glossary last."""
-    sections = [*_report_head(tree), *_every_check(tree), *_rule_and_platforms(tree), *glossary_lines()]
+    sections = [*_report_head(tree), *_every_check(tree), *_rule_and_platforms(tree), *_glossary()]
     return "\n".join(sections)
 
 
