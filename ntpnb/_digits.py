@@ -15,6 +15,9 @@ from collections.abc import Mapping
 
 from .errors import InvalidDataError
 
+#: The most significant digits a number shown to a reader has (a bound, a stored value, a page's).
+SHOWN_DIGITS = 4
+
 
 def format_power(exponent: int) -> str:
     """``10**exponent`` as a reader reads it: ``"0.01"``, ``"1"``, ``"100"`` (1e-3 to 1e3), or ``"1e-04"``."""
@@ -27,7 +30,7 @@ def format_bound(bound: float) -> str:
     """A bound or a threshold as given (``1e-06``, ``0.05``, ``1``), to at most 4 significant digits."""
     exponent = math.log10(abs(bound)) if bound != 0 and math.isfinite(bound) else 0.5
     if exponent != round(exponent):  # not a power of ten (nor 0, nor an infinity)
-        return f"{bound:.4g}"
+        return f"{bound:.{SHOWN_DIGITS}g}"
     sign = "-" if bound < 0 else ""
     return sign + format_power(round(exponent))
 

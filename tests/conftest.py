@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import os
+import pickle
 import shutil
 import subprocess
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TypeVar
 
 import pytest
 from filelock import FileLock
@@ -19,6 +21,7 @@ from ntpnb.chapter._progress import QUIET_VAR
 from helpers import random_data
 
 ROOT = Path(__file__).resolve().parents[1]
+T = TypeVar("T")
 # the notebook kernels the tests start (nbval's) show no progress: their outputs must equal the
 # executed notebooks', which ntpnb reproduce keeps free of it
 os.environ.setdefault(QUIET_VAR, "off")
@@ -94,6 +97,19 @@ def made_once(tmp_path_factory: pytest.TempPathFactory, name: str, make: Callabl
     if failure:
         pytest.fail(failure)
     return folder
+
+
+def made_once_value(tmp_path_factory: pytest.TempPathFactory, name: str, compute: Callable[[], T]) -> T:
+    """What ``compute()`` returns, computed once per test session even under pytest-xdist.
+
+    :func:`made_once` stores it (a pickle in the shared folder ``name``); every worker reads it.
+    """
+
+    def store(folder: Path) -> None:
+        (folder / f"{name}.pickle").write_bytes(pickle.dumps(compute()))
+
+    folder = made_once(tmp_path_factory, name, store)
+    return pickle.loads((folder / f"{name}.pickle").read_bytes())
 
 
 @pytest.fixture(scope="session")

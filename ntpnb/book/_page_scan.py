@@ -24,6 +24,8 @@ from collections.abc import Collection
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from .._digits import SHOWN_DIGITS
+
 if TYPE_CHECKING:  # BeautifulSoup (the test extra; the book's theme needs it too) is imported by parse
     from bs4 import BeautifulSoup, Tag
 
@@ -42,7 +44,7 @@ FIGURE_NUMBER = re.compile(r"(\d+(?:\.\d+)*)")
 #: are no numbers).
 DECIMAL = re.compile(r"(?<![\w.:])(?:\d+\.\d+(?:[eE][-+\u2212]?\d+)?|\d+[eE][-+\u2212]?\d+)(?![\w.])")
 #: The most significant digits a number on a page may show.
-MAX_DIGITS = 4
+MAX_DIGITS = SHOWN_DIGITS
 #: Numbers that say nothing: a bound of one written as a power, a zero tolerance, a zero in exponent form.
 EMPTY_NUMBER = re.compile(r"< ?1e\+00\b|(?<![\d.])0 ± 0(?![\d.])|(?<![\d.])0\.0+e[+-]00\b")
 #: The elements whose numbers are not shown to be read: code (a code cell's source, a code block,

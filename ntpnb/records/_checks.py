@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, fields
 from numbers import Integral, Real
 from typing import Any
 
-from .._digits import format_bound, format_number
+from .._digits import SHOWN_DIGITS, format_bound, format_number
 from .._samples import Sample
 from ..errors import InvalidDataError
 
@@ -100,7 +100,7 @@ class Artifact:
     @property
     def shown(self) -> str:
         """Its value as a page shows it (4 significant digits: a reading off a figure has no more)."""
-        return f"{self.value:.4g}"
+        return f"{self.value:.{SHOWN_DIGITS}g}"
 
     def consistent_with(self, sample: Sample) -> bool:
         """Whether ``sample`` (pooled) agrees with this value (:meth:`Sample.consistent_with`'s rule)."""

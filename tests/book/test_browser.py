@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import json
 import os
-import pickle
 import re
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
@@ -35,7 +34,7 @@ from ntpnb.chapter._registry import CLAIMS
 from ntpnb.records._commit import source_commit
 from ntpnb.records._tree import load_tree_record
 
-from conftest import ROOT, made_once
+from conftest import ROOT, made_once_value
 from helpers import config_binder_url
 
 pytestmark = pytest.mark.slow
@@ -246,16 +245,14 @@ def visited(browser, built_book, tmp_path_factory) -> dict[str, dict]:
     """
     html = built_book / "_build" / "html"
 
-    def visit_all(folder: Path) -> None:
+    def visit_all() -> dict[str, dict]:
         pages = book_pages(html)
         assert len(pages) >= 6, [p.name for p in pages]
-        found = {
+        return {
             str(path.relative_to(html)): visit(browser, path, str(path.relative_to(html))) for path in pages
         }
-        (folder / "visited.pickle").write_bytes(pickle.dumps(found))
 
-    folder = made_once(tmp_path_factory, "visited", visit_all)
-    return pickle.loads((folder / "visited.pickle").read_bytes())
+    return made_once_value(tmp_path_factory, "visited", visit_all)
 
 
 def _local_file(url: str) -> Path | None:

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import logging
 import os
-import pickle
 import re
 import unicodedata
 from dataclasses import dataclass
@@ -42,7 +41,7 @@ from ntpnb.book._pdf import (
 )
 from ntpnb.errors import NTPError
 
-from conftest import ROOT, made_once
+from conftest import ROOT, made_once_value
 
 # Chromium's trailer counts fewer objects than it writes, which pypdf reports and reads past
 logging.getLogger("pypdf").setLevel(logging.ERROR)
@@ -392,12 +391,7 @@ def printed(tmp_path_factory, built_book) -> Printed:
         if os.environ.get("NTPNB_REQUIRE_BROWSER"):
             pytest.fail(f"NTPNB_REQUIRE_BROWSER is set but {reason}")
         pytest.skip(reason)
-
-    def read(folder: Path) -> None:
-        (folder / "printed.pickle").write_bytes(pickle.dumps(Printed.read(pdf, built_book)))
-
-    folder = made_once(tmp_path_factory, "printed", read)
-    return pickle.loads((folder / "printed.pickle").read_bytes())
+    return made_once_value(tmp_path_factory, "printed", lambda: Printed.read(pdf, built_book))
 
 
 @pytest.mark.slow
