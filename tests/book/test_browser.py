@@ -498,3 +498,14 @@ def test_each_chapter_page_shows_one_parameters_cell_not_the_injected_copy_besid
     assert {
         name: found["parameterCells"] for name, found in chapters.items() if found["parameterCells"] != 1
     } == {}
+
+
+def test_a_link_to_a_term_opens_the_reports_closed_glossary_at_it(browser, built_book):
+    """The report's first screen links its terms to the glossary at its end, a closed block."""
+    page = browser.new_page(viewport={"width": WIDTH, "height": 900})
+    page.goto((built_book / "_build" / "html" / "outputs" / "report.html").as_uri(), wait_until="load")
+    opened = "() => document.getElementById('term-pooled').closest('details').open"
+    assert page.evaluate(opened) is False  # closed as the page loads
+    page.click('a[href="#term-pooled"] >> nth=0')
+    page.wait_for_function(opened, timeout=5_000)
+    page.close()
