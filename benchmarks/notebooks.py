@@ -118,7 +118,7 @@ def _timed(
 
     Returns the book seed's timings, the wall time and the notebook seconds.
     """
-    from ntpnb.chapter import load_timings, output_tree
+    from ntpnb.records import load_timings, output_tree
     from ntpnb.runner import reproduce
 
     start = time.perf_counter()
@@ -150,7 +150,7 @@ def time_chapters(root: Path) -> tuple[dict[str, dict[str, dict]], dict[str, flo
     which a shared machine's wall time is not). Then the wall time of each profile's runs, the
     CPU (None: not pinned) and the load averages before each profile's runs.
     """
-    from ntpnb.chapter import notebook_sources
+    from ntpnb.records import notebook_sources
 
     one, walls, loads = {}, {}, {}
     names = [source.stem for source in notebook_sources(root)]
@@ -176,7 +176,7 @@ def refresh_chapter_times(
     The record ``ntpnb list`` shows (:mod:`ntpnb.records._timings`), with this machine, its load
     when each profile's runs started (``loads``, by :func:`time_chapters`), the date and the commit.
     """
-    from ntpnb.chapter import source_commit
+    from ntpnb.records import source_commit
     from ntpnb.runner import write_chapter_times
 
     date = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())

@@ -19,7 +19,8 @@ import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from ntpnb.chapter import (
+from ntpnb.chapter import markdown_table
+from ntpnb.records import (
     PROFILE_NAMES,
     OutputTree,
     Timings,
@@ -27,7 +28,6 @@ from ntpnb.chapter import (
     format_platform,
     load_timings,
     load_tree_record,
-    markdown_table,
 )
 
 from . import attention, joint, notebooks

@@ -10,7 +10,8 @@ import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.figure import Figure
 
-from ntpnb.chapter import COLORS, use_style, write_figure
+from ntpnb.chapter import COLORS, use_style
+from ntpnb.chapter._plotting import write_figure
 
 from .scaling import Table
 

@@ -16,7 +16,7 @@ import time
 from collections.abc import Sequence
 from datetime import datetime, timezone
 
-from ntpnb.chapter import atomic_write_text, platform_info
+from ntpnb.records import atomic_write_text, platform_info
 
 from . import attention, joint, notebooks, plots, seeds, training
 from .machine import Machine, format_machine, load_average

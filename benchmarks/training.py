@@ -29,7 +29,7 @@ import numpy as np
 
 from ntpnb import optim
 from ntpnb.attention import Problem, identity_head, make_problem, stack_problems, train, trial_data
-from ntpnb.chapter import notebook_source, profile_parameters
+from ntpnb.chapter._parameters import notebook_source, profile_parameters
 from ntpnb.linear import NTPData, run_decoder
 
 from . import attention

@@ -51,7 +51,7 @@ def check_command(argv: Sequence[str]) -> argparse.Namespace | None:
 
 def _check_reproduce(args: argparse.Namespace) -> None:
     """Check a ``reproduce`` command line as the run checks its inputs (:func:`check_command`)."""
-    from ..chapter import parse_overrides
+    from ..chapter._parameters import parse_overrides
     from ..runner import check_run
 
     overrides = parse_overrides(args.param)

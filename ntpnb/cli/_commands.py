@@ -22,7 +22,7 @@ from ._parser import plain_text
 
 if TYPE_CHECKING:  # the command's own modules load when it runs: `ntpnb --help` loads none of them
     from ..book import BookTree, Verdict
-    from ..chapter import OutputTree
+    from ..records import OutputTree
     from ..runner import ChapterRun
 
 #: What ``ntpnb benchmarks`` runs, in the project root (where the package lives, not installed).
@@ -32,7 +32,8 @@ BENCHMARKS = "python -m benchmarks"
 def _cmd_reproduce(args: argparse.Namespace) -> int:
     """Run the notebooks, say which failed, the verdicts across the seeds, and what to do next."""
     from ..book import CHECK_FAILED
-    from ..chapter import output_tree, parse_overrides
+    from ..chapter._parameters import parse_overrides
+    from ..records import output_tree
     from ..runner import reproduce
 
     results = reproduce(
@@ -99,7 +100,8 @@ def _seed_verdicts(layout: OutputTree, books: Sequence[ChapterRun]) -> dict[str,
         measurements beyond the papers: no verdict counts them.
     """
     from ..book import load_sweeps, sweep_verdicts
-    from ..chapter import MAPS, load_chapter_run
+    from ..chapter._registry import MAPS
+    from ..records import load_chapter_run
 
     records = []
     for r in books:
@@ -173,7 +175,7 @@ def _explored_line(results: Sequence[ChapterRun], points: int, profile: str, tre
 def _next_step(root: Path, out: Path) -> str:
     """``next: ntpnb book ...  (...)``: the line ending a run into the tree ``out`` (a command that runs)."""
     from ..book import book_tree
-    from ..chapter import DEFAULT_OUTPUT_DIRNAME
+    from ..records import DEFAULT_OUTPUT_DIRNAME
 
     own = out.resolve() == (root / DEFAULT_OUTPUT_DIRNAME).resolve()
     tree = book_tree(root, None if own else out)
@@ -184,8 +186,8 @@ def _next_step(root: Path, out: Path) -> str:
 def _cmd_book(args: argparse.Namespace) -> int:
     """Execute the tree's missing notebooks (with ``--run-missing``, in its setting), then build its book."""
     from ..book import book_tree, build_book, describe_unrunnable, jupyter_book, missing_notebooks
-    from ..chapter import output_lock
     from ..explore import build_explore_book, is_explore_tree
+    from ..records import output_lock
     from ..runner import reproduce
 
     root, wait = args.root, not args.no_wait

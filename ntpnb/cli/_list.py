@@ -13,7 +13,7 @@ from ..errors import PathError
 from ..records._checks import PROFILE_NAMES
 
 if TYPE_CHECKING:  # the command's own modules load when it runs: `ntpnb --help` loads none of them
-    from ..chapter import OutputTree
+    from ..records import OutputTree
     from ..runner import ChapterTimes, Expected
 
 
@@ -95,7 +95,7 @@ def _parameter_lines(source: Path, width: int) -> list[str]:
         value at each profile (a notebook without profiles shows no values); run parameters are
         left out.
     """
-    from ..chapter import CHANGES, RUN_PARAMETERS, profile_parameters, read_parameters_cell
+    from ..chapter._parameters import CHANGES, RUN_PARAMETERS, profile_parameters, read_parameters_cell
 
     cell = read_parameters_cell(source)
     meanings = {name: f"{p.meaning} ({p.domain.describe()})".lstrip() for name, p in cell.items()}
@@ -148,7 +148,7 @@ def _list_notes(record: ChapterTimes | None, unread: str, shown: Sequence[Expect
 
 def _profile_tree(root: Path, profile: str) -> OutputTree:
     """The tree a run of ``profile`` without ``-p`` writes (its ``timings.json``: this machine's times)."""
-    from ..chapter import OutputTree, tree_root
+    from ..records import OutputTree, tree_root
 
     return OutputTree(tree_root(root, profile, {}, None))
 
@@ -160,7 +160,8 @@ def _change_example(root: Path, chosen: Sequence[Path]) -> str:
     seed); without any, it says how in words.
     """
     from ..book import chapter_number, root_option
-    from ..chapter import exploratory_output_dir, read_parameters_cell
+    from ..chapter._parameters import read_parameters_cell
+    from ..records import exploratory_output_dir
     from ..runner import int_seed
 
     for source in chosen:
