@@ -153,13 +153,13 @@ def write_measured_page(
     return atomic_write_text(out / "benchmarks.md", measured_page(res, argv, figures, time_limit))
 
 
-def not_run_text(layout: OutputTree, own: bool = True) -> str:
-    """The page's beginning when no benchmark has been run into ``layout``: what it would show, and how.
+def not_run_text(tree: OutputTree, own: bool = True) -> str:
+    """The page's beginning when no benchmark has been run into ``tree``: what it would show, and how.
 
-    ``own``: ``layout`` is the book's tree, where the commands need no folder.
+    ``own``: ``tree`` is the book's tree, where the commands need no folder.
     """
-    out = "" if own else f" --out {layout.benchmarks}"
-    book = "ntpnb book" if own else f"ntpnb book --run {layout.root}"
+    out = "" if own else f" --out {tree.benchmarks}"
+    book = "ntpnb book" if own else f"ntpnb book --run {tree.root}"
     return f"""\
 # Benchmarks
 
@@ -245,15 +245,15 @@ def format_sweep_timings(per_seed: Mapping[int, Mapping[str, Mapping[str, object
     return markdown_table(["notebook", *head, "all seeds"], rows)
 
 
-def _sweep_section(layout: OutputTree, profile: str) -> str:
-    """The seed sweep's cost in the tree ``layout`` (empty when no sweep ran into it)."""
-    trees = layout.seed_layouts()
+def _sweep_section(tree: OutputTree, profile: str) -> str:
+    """The seed sweep's cost in the tree ``tree`` (empty when no sweep ran into it)."""
+    trees = tree.seed_trees()
     if not trees:
         return ""
-    record = load_tree_record(layout.root)
+    record = load_tree_record(tree.root)
     book_seed = record.seeds[0] if record is not None and record.seeds else 0
-    per_seed = {book_seed: load_timings(layout).get(profile, {})}
-    per_seed.update({seed: load_timings(tree).get(profile, {}) for seed, tree in trees.items()})
+    per_seed = {book_seed: load_timings(tree).get(profile, {})}
+    per_seed.update({seed: load_timings(seed_tree).get(profile, {}) for seed, seed_tree in trees.items()})
     return (
         f"\n\n### The seed sweep (`{profile}`)\n\n"
         "Every chapter runs at the book's seed (its figures) and at further seeds, whose checks the "
@@ -262,30 +262,30 @@ def _sweep_section(layout: OutputTree, profile: str) -> str:
     )
 
 
-def render_timings_section(layout: OutputTree) -> str:
-    """The section: each notebook's last reproduction time in ``layout``, per profile, and per seed."""
-    timings = load_timings(layout)
+def render_timings_section(tree: OutputTree) -> str:
+    """The section: each notebook's last reproduction time in ``tree``, per profile, and per seed."""
+    timings = load_timings(tree)
     profiles = _profiles(timings)
     return (
         f"## {TIMINGS_TITLE}\n\n"
-        f"The wall time of each notebook's last execution into this output tree (`{layout.root.name}/`), "
+        f"The wall time of each notebook's last execution into this output tree (`{tree.root.name}/`), "
         "by profile, as `ntpnb reproduce` recorded it in `timings.json` (cached notebooks are not "
         "executed and keep their earlier time). With `--jobs N` the notebooks ran N at a time on a "
         "shared machine, so each took longer than alone.\n\n"
-        f"{format_timings(timings)}{_sweep_section(layout, profiles[0]) if profiles else ''}\n"
+        f"{format_timings(timings)}{_sweep_section(tree, profiles[0]) if profiles else ''}\n"
     )
 
 
-def render_benchmarks_page(layout: OutputTree, own: bool = True) -> str:
+def render_benchmarks_page(tree: OutputTree, own: bool = True) -> str:
     """The page: the last run's ``benchmarks/benchmarks.md`` (or :func:`not_run_text`), then the times."""
-    results = layout.benchmarks / "benchmarks.md"
-    page = results.read_text(encoding="utf-8") if results.is_file() else not_run_text(layout, own)
-    return page.rstrip("\n") + "\n\n" + render_timings_section(layout)
+    results = tree.benchmarks / "benchmarks.md"
+    page = results.read_text(encoding="utf-8") if results.is_file() else not_run_text(tree, own)
+    return page.rstrip("\n") + "\n\n" + render_timings_section(tree)
 
 
-def write_benchmarks_page(layout: OutputTree, own: bool = True) -> Path:
-    """Write the page to ``<layout.root>/benchmarks.md`` and return its path."""
-    return atomic_write_text(layout.root / "benchmarks.md", render_benchmarks_page(layout, own))
+def write_benchmarks_page(tree: OutputTree, own: bool = True) -> Path:
+    """Write the page to ``<tree.root>/benchmarks.md`` and return its path."""
+    return atomic_write_text(tree.root / "benchmarks.md", render_benchmarks_page(tree, own))
 
 
 def main(argv: Sequence[str] | None = None) -> int:

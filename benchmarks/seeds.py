@@ -62,10 +62,10 @@ def outcomes_of_tree(tree: Path) -> list[SeedOutcome]:
     """
     from ntpnb.records import load_chapter_run, output_tree
 
-    layout = output_tree(tree)
-    run = json.loads((layout.root / "run.json").read_text(encoding="utf-8"))
+    outputs = output_tree(tree)
+    run = json.loads((outputs.root / "run.json").read_text(encoding="utf-8"))
     seeds = [int(s) for s in run.get("seeds", [])] or [int(run.get("overrides", {}).get("seed", 0))]
-    trees = {seeds[0]: layout, **layout.seed_layouts()}
+    trees = {seeds[0]: outputs, **outputs.seed_trees()}
     found = []
     for seed in seeds:
         where = trees.get(seed)

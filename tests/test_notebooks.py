@@ -44,7 +44,7 @@ def test_every_seed_of_the_sweep_makes_the_same_checks(quick_run, name):
     layout = output_tree(quick_run)
     book = load_chapter_run(layout.claims / f"{name}.json")
     assert book.complete and book.seed == 0
-    trees = layout.seed_layouts()
+    trees = layout.seed_trees()
     assert sorted(trees) == list(range(1, QUICK_SEEDS))
     keys = [(c.claim, c.kind, c.what) for c in book.checks]
     for seed, tree in trees.items():

@@ -150,23 +150,23 @@ def test_a_list_given_to_reproduce_is_named_an_axis_with_the_explore_that_runs_i
 def test_the_book_of_a_run_with_a_changed_parameter_suggests_only_commands_that_run(project):
     """After `ntpnb reproduce 03 -p lr=0.1`: 01_a has no lr, so the tree cannot take it; 03_c can."""
     tree_root = tree_of(project, "lr=0.1", TreeRecord("paper", {"lr": "0.1"}, (0,), ("03_c",)), ran=())
-    tree = book_tree(project, tree_root)
+    book = book_tree(project, tree_root)
     missing = ["01_a", "03_c"]
-    assert tree.split_missing(missing) == (
+    assert book.split_missing(missing) == (
         ["03_c"],
         {"01_a": "the setting changes lr, which is not its parameter (a parameter of 03_c only)"},
     )
-    page = tree.missing_advice("01_a")  # what its page in the book says
+    page = book.missing_advice("01_a")  # what its page in the book says
     assert page.startswith("It cannot run into this tree: the setting changes lr, which is not its parameter")
     assert check_all(page) == [["reproduce", "01", "--seeds", "1"]]  # without the change, a tree of its own
-    assert check_all(tree.missing_advice("03_c")) == [
+    assert check_all(book.missing_advice("03_c")) == [
         ["reproduce", "03", "-p", "lr=0.1", "--seeds", "1", "--out", "outputs/runs/lr=0.1"]
     ]
-    refusal = unrun_refusal(tree, missing)  # nothing ran: the build is refused, saying what runs
+    refusal = unrun_refusal(book, missing)  # nothing ran: the build is refused, saying what runs
     assert "01_a cannot run into this tree" in refusal
     check_all(refusal, at_least=2)  # the reproduce of 03_c and the --run-missing
     (tree_root / "notebooks" / "03_c.ipynb").write_text('{"cells": []}')
-    note = unrun_note(tree, ["01_a"])  # 03_c ran: its book is built, 01_a's page says why not
+    note = unrun_note(book, ["01_a"])  # 03_c ran: its book is built, 01_a's page says why not
     assert "01_a cannot run into this tree" in note and "--run-missing" not in note
     assert suggested(note) == []
     runs_as_printed(["book", "--run", str(tree_root), "--run-missing"])  # runs nothing, refuses nothing
@@ -179,18 +179,18 @@ def test_a_missing_chapters_page_carries_its_hint(project):
     (project / "book").mkdir()
     for page in ("report.md", "claim_list.md", "verdicts.md", "verdicts.json", "benchmarks.md"):
         (tree_root / page).write_text("")
-    tree = book_tree(project, tree_root)
-    stage_sources(tree, project / "staged", ["01_a"])
+    book = book_tree(project, tree_root)
+    stage_sources(book, project / "staged", ["01_a"])
     page = (project / "staged" / "outputs" / "notebooks" / "01_a.md").read_text()
-    assert tree.missing_advice("01_a") in page
+    assert book.missing_advice("01_a") in page
     check_all(page)
 
 
 def test_every_chapter_can_run_into_a_tree_whose_setting_all_have(project):
     root = tree_of(project, "profile=quick,seed=3", TreeRecord("quick", {"seed": "3"}, (3, 4), ("03_c",)))
-    tree = book_tree(project, root)
-    assert tree.split_missing(["01_a"]) == (["01_a"], {})
-    assert check_all(tree.missing_advice("01_a")) == [
+    book = book_tree(project, root)
+    assert book.split_missing(["01_a"]) == (["01_a"], {})
+    assert check_all(book.missing_advice("01_a")) == [
         [
             "reproduce",
             "01",
@@ -201,30 +201,30 @@ def test_every_chapter_can_run_into_a_tree_whose_setting_all_have(project):
             "--seeds",
             "2",
             "--out",
-            str(tree.layout.root.relative_to(project)),
+            str(book.tree.root.relative_to(project)),
         ]
     ]
-    note = unrun_note(tree, ["01_a"])
+    note = unrun_note(book, ["01_a"])
     assert check_all(note) == [["book", "--run", "outputs/runs/profile=quick,seed=3", "--run-missing"]]
 
 
 def test_an_interactive_runs_tree_is_never_given_to_ntpnb_reproduce(project):
     record = TreeRecord("quick", {"lr": "0.2"}, (0,), ("03_c",), interactive=True)
     tree_root = tree_of(project, "interactive/profile=quick,lr=0.2", record)
-    tree = book_tree(project, tree_root)
-    for text in (tree.missing_advice("01_a"), tree.missing_advice("03_c")):
+    book = book_tree(project, tree_root)
+    for text in (book.missing_advice("01_a"), book.missing_advice("03_c")):
         for argv in check_all(text):
             assert "--out" not in argv
-    assert "run that chapter again as it ran, in JupyterLab" in tree.rerun_advice(["03_c"])
-    assert suggested(tree.rerun_advice(["03_c"])) == [["reproduce"]]  # named, not suggested
+    assert "run that chapter again as it ran, in JupyterLab" in book.rerun_advice(["03_c"])
+    assert suggested(book.rerun_advice(["03_c"])) == [["reproduce"]]  # named, not suggested
     with pytest.raises(NTPError) as refused:
-        tree.rerun_setting(["01_a"])  # what --run-missing meets
+        book.rerun_setting(["01_a"])  # what --run-missing meets
     assert "cannot run its missing notebooks, as the tree of an interactive run" in str(refused.value)
     check_all(str(refused.value))
     with pytest.raises(NTPError, match="cannot run its missing notebooks"):
         runs_as_printed(["book", "--run", str(tree_root), "--run-missing"])
     with pytest.raises(NTPError) as refused:  # each chapter into the tree its own setting gives
-        tree.rerun_setting(["01_a", "03_c"])
+        book.rerun_setting(["01_a", "03_c"])
     assert check_all(str(refused.value)) == [
         ["reproduce", "01", "--profile", "quick", "--seeds", "1"],
         ["reproduce", "03", "--profile", "quick", "-p", "lr=0.2", "--seeds", "1"],
@@ -237,14 +237,14 @@ def test_an_interactive_runs_tree_is_never_given_to_ntpnb_reproduce(project):
 
 def test_a_tree_without_a_run_record_names_the_chapters_to_run(project):
     tree_root = tree_of(project, "old", None, ran=())
-    tree = book_tree(project, tree_root)
+    book = book_tree(project, tree_root)
     with pytest.raises(NTPError) as refused:
-        tree.rerun_setting(["01_a"])
+        book.rerun_setting(["01_a"])
     assert check_all(str(refused.value)) == [["reproduce", "01", "--out", "outputs/runs/old"]]
     with pytest.raises(NTPError) as refused:
-        tree.rerun_setting(["01_a", "03_c"])  # every chapter: none named
+        book.rerun_setting(["01_a", "03_c"])  # every chapter: none named
     assert check_all(str(refused.value)) == [["reproduce", "--out", "outputs/runs/old"]]
-    check_all(unrun_refusal(tree, ["01_a", "03_c"]))
+    check_all(unrun_refusal(book, ["01_a", "03_c"]))
 
 
 # ----------------------------------------------------------------------------- the CLI's messages

@@ -5,7 +5,7 @@ are generated (:mod:`._verdicts`, :mod:`._report`, the project's ``benchmarks.pa
 built atomically (:mod:`._build`) with the Sphinx extension :mod:`.sphinx_ext`. :mod:`._compare`
 compares the printed outputs of two runs (``ntpnb compare``).
 
-It reads what the runs wrote through :mod:`ntpnb.chapter` (the claim record, the output layout)
+It reads what the runs wrote through :mod:`ntpnb.records` (the claim record, the output tree)
 and never imports the runner (:mod:`ntpnb.runner`): where ``ntpnb book`` first runs the
 missing notebooks, the command line composes the two.
 """

@@ -117,15 +117,15 @@ def book_config(root: Path, title: str | None = None) -> str:
     return re.sub(r"^title:.*$", lambda _: line, config, count=1, flags=re.MULTILINE)
 
 
-def stage_sources(tree: BookTree, source: Path, missing: Sequence[str]) -> None:
-    """Copy into ``source`` the book of ``tree``'s project around the tree; a page per ``missing`` chapter.
+def stage_sources(book: BookTree, source: Path, missing: Sequence[str]) -> None:
+    """Copy into ``source`` the book of ``book``'s project around its tree; a page per ``missing`` chapter.
 
     A tree that is not the book's own retitles the book after what ran into it.
     """
-    root, layout = tree.root, tree.layout
+    root, tree = book.root, book.tree
     ignore = shutil.ignore_patterns(".*", "__pycache__")
     source.mkdir()
-    title = None if tree.own else f"ntpnb, a run of {tree.label()}"
+    title = None if book.own else f"ntpnb, a run of {book.label()}"
     (source / "_config.yml").write_text(book_config(root, title), encoding="utf-8")
     shutil.copy2(root / "_toc.yml", source / "_toc.yml")
     shutil.copytree(root / "book", source / "book", ignore=ignore)
@@ -134,31 +134,31 @@ def stage_sources(tree: BookTree, source: Path, missing: Sequence[str]) -> None:
     (outputs / "notebooks").mkdir(parents=True)
     for chapter in notebook_sources(root):
         shutil.copy2(chapter, source / "notebooks" / chapter.name)
-        executed = layout.notebooks / f"{chapter.stem}.ipynb"
+        executed = tree.notebooks / f"{chapter.stem}.ipynb"
         # the executed notebook, and its manifest and the run record, which its footer quotes
         for path in (executed, manifest_path(executed)):
             if path.is_file():
                 shutil.copy2(path, outputs / "notebooks" / path.name)
-    if (layout.root / RUN_RECORD_NAME).is_file():
-        shutil.copy2(layout.root / RUN_RECORD_NAME, outputs / RUN_RECORD_NAME)
+    if (tree.root / RUN_RECORD_NAME).is_file():
+        shutil.copy2(tree.root / RUN_RECORD_NAME, outputs / RUN_RECORD_NAME)
     for page in GENERATED_PAGES:
-        shutil.copy2(layout.root / page, outputs / page)
-    if layout.benchmarks.is_dir():  # the benchmarks page shows its plots from there
-        shutil.copytree(layout.benchmarks, outputs / layout.benchmarks.name, ignore=ignore)
+        shutil.copy2(tree.root / page, outputs / page)
+    if tree.benchmarks.is_dir():  # the benchmarks page shows its plots from there
+        shutil.copytree(tree.benchmarks, outputs / tree.benchmarks.name, ignore=ignore)
     for name in missing:
-        (outputs / "notebooks" / f"{name}.md").write_text(_missing_page(tree, name), encoding="utf-8")
+        (outputs / "notebooks" / f"{name}.md").write_text(_missing_page(book, name), encoding="utf-8")
 
 
-def _missing_page(tree: BookTree, name: str) -> str:
-    """The page of a chapter that has not run into ``tree``: its source's title, and how to run it."""
+def _missing_page(book: BookTree, name: str) -> str:
+    """The page of a chapter that has not run into ``book``: its source's title, and how to run it."""
     try:
-        lines = (tree.root / "notebooks" / f"{name}.md").read_text(encoding="utf-8").splitlines()
+        lines = (book.root / "notebooks" / f"{name}.md").read_text(encoding="utf-8").splitlines()
     except OSError:
         lines = []
     title = next((line[2:].strip() for line in lines if line.startswith("# ")), name)
     return (
         f"# {title}\n\n```{{note}}\nThis chapter has not run into the tree this book shows "
-        f"(`{shown(tree.layout.root)}`: {tree.label()}). {tree.missing_advice(name)}\n```\n"
+        f"(`{shown(book.tree.root)}`: {book.label()}). {book.missing_advice(name)}\n```\n"
     )
 
 
@@ -279,9 +279,9 @@ def jupyter_book() -> Path:
     return jb
 
 
-def missing_notebooks(tree: BookTree) -> list[str]:
-    """The chapters of the project that have no executed copy in ``tree``."""
-    return [name for name in tree.chapters() if not (tree.layout.notebooks / f"{name}.ipynb").is_file()]
+def missing_notebooks(book: BookTree) -> list[str]:
+    """The chapters of the project that have no executed copy in ``book``."""
+    return [name for name in book.chapters() if not (book.tree.notebooks / f"{name}.ipynb").is_file()]
 
 
 def make_pdf(build: Sequence[str], stage: Staging, env: Mapping[str, str]) -> tuple[int, str]:
@@ -301,20 +301,20 @@ def make_pdf(build: Sequence[str], stage: Staging, env: Mapping[str, str]) -> tu
     return run_owned(printer, stage.path)
 
 
-def write_benchmarks_page(tree: BookTree) -> Path:
-    """Write ``tree``'s benchmarks page with the project's ``python -m benchmarks.page``; the page's path."""
+def write_benchmarks_page(book: BookTree) -> Path:
+    """Write ``book``'s benchmarks page with the project's ``python -m benchmarks.page``; the page's path."""
     # run in the project, where the benchmarks live (they are not installed)
     command = [
         sys.executable,
         "-m",
         "benchmarks.page",
-        str(tree.layout.root),
-        *(["--own"] if tree.own else []),
+        str(book.tree.root),
+        *(["--own"] if book.own else []),
     ]
-    code, output = run_owned(command, tree.root)
+    code, output = run_owned(command, book.root)
     last = (output.strip().splitlines() or [f"exit status {code}"])[-1]
     if code != 0:
-        raise NTPError(f"python {' '.join(command[1:])} failed in {tree.root}: {last}")
+        raise NTPError(f"python {' '.join(command[1:])} failed in {book.root}: {last}")
     return Path(last)
 
 
@@ -322,53 +322,51 @@ def write_benchmarks_page(tree: BookTree) -> Path:
 UNKNOWN_SETTING = f"with the --profile and -p it ran with (it has no {RUN_RECORD_NAME} to say)"
 
 
-def unrun_refusal(tree: BookTree, missing: Sequence[str]) -> str | None:
-    """Why no book of ``tree`` is built with the chapters ``missing`` unrun, and what runs them (None: it is).
+def unrun_refusal(book: BookTree, missing: Sequence[str]) -> str | None:
+    """Why no book of ``book`` is built with the chapters ``missing`` unrun, and what runs them (None: it is).
 
     The book's own tree needs every chapter; another tree at least one.
     """
-    everything = len(missing) == len(tree.chapters())
-    if not missing or not (tree.own or everything):
+    everything = len(missing) == len(book.chapters())
+    if not missing or not (book.own or everything):
         return None
-    runnable, unrunnable = tree.split_missing(missing)
+    runnable, unrunnable = book.split_missing(missing)
     what = "no executed notebooks" if everything else "no executed notebook for " + ", ".join(missing)
-    lines = [f"{what} in {shown(tree.layout.notebooks)} ({tree.label()})"]
+    lines = [f"{what} in {shown(book.tree.notebooks)} ({book.label()})"]
     if runnable:
-        lines[0] += f"; run `{tree.reproduce_command(runnable)}` first"
-        known = tree.own or tree.record is not None  # else --run-missing could not know it either
-        lines[0] += f", or `{tree.book_command()} --run-missing`" if known else f", {UNKNOWN_SETTING}"
+        lines[0] += f"; run `{book.reproduce_command(runnable)}` first"
+        known = book.own or book.record is not None  # else --run-missing could not know it either
+        lines[0] += f", or `{book.book_command()} --run-missing`" if known else f", {UNKNOWN_SETTING}"
     if unrunnable:
         lines[0] += f"; {describe_unrunnable(unrunnable)}"
     for name in missing:
-        record = tree.layout.failed / f"{name}.json"
+        record = book.tree.failed / f"{name}.json"
         if record.is_file():
             lines.append(f"  the last run of {name} failed; see {record} and {record.with_suffix('.ipynb')}")
     return "\n".join(lines)
 
 
-def unrun_note(tree: BookTree, missing: Sequence[str]) -> str:
-    """What a build of ``tree`` says of its ``missing`` chapters: their pages say so, and what runs them."""
-    runnable, unrunnable = tree.split_missing(missing)
+def unrun_note(book: BookTree, missing: Sequence[str]) -> str:
+    """What a build of ``book`` says of its ``missing`` chapters: their pages say so, and what runs them."""
+    runnable, unrunnable = book.split_missing(missing)
     them = ", ".join(runnable) if unrunnable else "them"
-    if runnable and (tree.own or tree.record is not None):
-        how = [f"`{tree.book_command()} --run-missing` runs {them} in its setting"]
+    if runnable and (book.own or book.record is not None):
+        how = [f"`{book.book_command()} --run-missing` runs {them} in its setting"]
     elif runnable:
-        how = [f"`{tree.reproduce_command(runnable)}` runs {them}, {UNKNOWN_SETTING}"]
+        how = [f"`{book.reproduce_command(runnable)}` runs {them}, {UNKNOWN_SETTING}"]
     else:
         how = []
     how += [describe_unrunnable(unrunnable)] if unrunnable else []
-    return (
-        f"{shown(tree.layout.root)} has not run {', '.join(missing)}: their pages say so ({'; '.join(how)})"
-    )
+    return f"{shown(book.tree.root)} has not run {', '.join(missing)}: their pages say so ({'; '.join(how)})"
 
 
-def build_book(tree: BookTree, pdf: bool = True) -> int:
-    """Check ``tree``, write its generated pages, build its book and, if ``pdf``, its PDF; the exit code.
+def build_book(book: BookTree, pdf: bool = True) -> int:
+    """Check ``book``, write its generated pages, build its book and, if ``pdf``, its PDF; the exit code.
 
     The PDF is printed where Chromium is installed (:func:`~._pdf.missing_printer`); where it is not,
     the book says it has none.
 
-    Call it holding ``tree``'s output lock (``ntpnb book`` does), so it reads finished runs only.
+    Call it holding ``book``'s output lock (``ntpnb book`` does), so it reads finished runs only.
 
     Raises
     ------
@@ -378,21 +376,20 @@ def build_book(tree: BookTree, pdf: bool = True) -> int:
         or jupyter-book is not installed.
     """
     jupyter_book()  # installed, before anything is written
-    layout = tree.layout
-    missing = missing_notebooks(tree)
-    refusal = unrun_refusal(tree, missing)
+    missing = missing_notebooks(book)
+    refusal = unrun_refusal(book, missing)
     if refusal:
         raise NTPError(refusal)
-    verify_tree(tree)
-    print(f"ntpnb: the book of {shown(layout.root)}: {tree.label()}")
+    verify_tree(book)
+    print(f"ntpnb: the book of {shown(book.tree.root)}: {book.label()}")
     if missing:
-        print(f"ntpnb: {unrun_note(tree, missing)}")
-    pages = read_tree(layout, missing)
+        print(f"ntpnb: {unrun_note(book, missing)}")
+    pages = read_tree(book.tree, missing)
     print(f"ntpnb: wrote the reproducibility report {shown(write_report(pages))}")
     print(f"ntpnb: verdicts of the last runs: {verdict_summary(pages.results)}")
-    print(f"ntpnb: wrote the benchmarks page {shown(write_benchmarks_page(tree))}")
-    site = tree.root / BOOK_SITE_DIRNAME if tree.own else layout.root / RUN_SITE_DIRNAME
-    return build_site(site, lambda source: stage_sources(tree, source, missing), tree.book_command(), pdf)
+    print(f"ntpnb: wrote the benchmarks page {shown(write_benchmarks_page(book))}")
+    site = book.root / BOOK_SITE_DIRNAME if book.own else book.tree.root / RUN_SITE_DIRNAME
+    return build_site(site, lambda source: stage_sources(book, source, missing), book.book_command(), pdf)
 
 
 def build_site(site: Path, sources: Callable[[Path], None], command: str, pdf: bool = True) -> int:

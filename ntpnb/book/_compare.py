@@ -369,9 +369,7 @@ def explore_runs(tree: Path) -> dict[str, Path]:
     for folder in setting["points"]:
         point = OutputTree(tree / folder)
         runs[f"{Path(folder).name} seed {setting['seeds'][0]}"] = point.root
-        runs |= {
-            f"{Path(folder).name} seed {seed}": seeds.root for seed, seeds in point.seed_layouts().items()
-        }
+        runs |= {f"{Path(folder).name} seed {seed}": seeds.root for seed, seeds in point.seed_trees().items()}
     return runs
 
 

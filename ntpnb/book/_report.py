@@ -72,7 +72,7 @@ PROFILE_WORDS: Mapping[str, str] = {"paper": "the papers' settings", "quick": "t
 class TreePages:
     """What the generated pages show of a tree, read once: its records, their verdicts and sections."""
 
-    layout: OutputTree
+    tree: OutputTree
     #: The claim records at the book's seed, and each chapter's sweep over the seeds.
     records: list[ChapterRun]
     sweeps: list[Sweep]
@@ -101,21 +101,21 @@ class TreePages:
         return sum(len(r.checks) for r in self.records)
 
 
-def read_tree(layout: OutputTree, absent: Sequence[str] = ()) -> TreePages:
-    """Read the records of the tree ``layout`` (and of its seed trees) that the pages show."""
-    records = load_chapter_runs(layout.claims)
-    sweeps = load_sweeps(layout, records)
+def read_tree(tree: OutputTree, absent: Sequence[str] = ()) -> TreePages:
+    """Read the records of the tree ``tree`` (and of its seed trees) that the pages show."""
+    records = load_chapter_runs(tree.claims)
+    sweeps = load_sweeps(tree, records)
     by_claim, series = _by_claim(records, sweeps)
-    sections = {r.notebook: chapter_sections(layout.notebooks / f"{r.notebook}.ipynb") for r in records}
-    run = load_tree_record(layout.root)
+    sections = {r.notebook: chapter_sections(tree.notebooks / f"{r.notebook}.ipynb") for r in records}
+    run = load_tree_record(tree.root)
     profiles = sorted({c.profile for r in records for c in r.checks})
     label = escape_markdown(describe_run(run, profiles))
-    titles = _chapter_titles(layout)
-    executions = read_footers(layout).executions.values()
+    titles = _chapter_titles(tree)
+    executions = read_footers(tree).executions.values()
     commits = tuple(dict.fromkeys(e.commit.describe() for e in executions))
     results = sweep_verdicts(CLAIMS, sweeps)
     return TreePages(
-        layout,
+        tree,
         records,
         sweeps,
         results,
@@ -127,7 +127,7 @@ def read_tree(layout: OutputTree, absent: Sequence[str] = ()) -> TreePages:
         titles,
         commits,
         absent,
-        failed_runs(layout),
+        failed_runs(tree),
     )
 
 
@@ -146,10 +146,10 @@ def _by_claim(
     return by_claim, series
 
 
-def _chapter_titles(layout: OutputTree) -> dict[str, str]:
+def _chapter_titles(tree: OutputTree) -> dict[str, str]:
     """Chapter -> the text of its executed notebook's first-level title, without math marks."""
     titles = {}
-    for path in visible(sorted(layout.notebooks.glob("*.ipynb"))):
+    for path in visible(sorted(tree.notebooks.glob("*.ipynb"))):
         cells = [c for c in read_notebook(path)["cells"] if c.get("cell_type") == "markdown"]
         title = next((text for cell in cells for level, text in _headings(cell) if level == 1), None)
         if title is not None:
@@ -266,24 +266,24 @@ def _chapters_words(notebooks: Sequence[str]) -> str:
     return f"chapter{'s' * (len(labels) != 1)} {names}"
 
 
-def run_line(tree: TreePages) -> str:
+def run_line(pages: TreePages) -> str:
     """What ran, in one line: ``"the papers' settings, seeds 0-4 for every chapter, commit 460b93a"``."""
-    run = tree.run
-    profiles = [run.profile] if run else sorted({s.book.profile for s in tree.sweeps})
+    run = pages.run
+    profiles = [run.profile] if run else sorted({s.book.profile for s in pages.sweeps})
     setting = " and ".join(PROFILE_WORDS.get(p, f"profile {p}") for p in profiles) or "nothing yet"
     if run and run.overrides:
         setting += f" with {run.overrides_text}"
     if run and run.interactive:
         setting = f"an interactive run (not ntpnb reproduce) at {setting}"
     groups: dict[tuple[int, ...], list[str]] = {}
-    for sweep in tree.sweeps:
+    for sweep in pages.sweeps:
         groups.setdefault(tuple(sorted(sweep.seeds)), []).append(sweep.book.notebook)
-    if len(groups) == 1 and not tree.absent:  # a partial run names its chapters
+    if len(groups) == 1 and not pages.absent:  # a partial run names its chapters
         ((seeds, _),) = groups.items()
         parts = [f"{_seeds_words(seeds)} for every chapter"]
     else:
         parts = [f"{_seeds_words(seeds)} for {_chapters_words(nbs)}" for seeds, nbs in groups.items()]
-    return escape_markdown(", ".join([setting, *parts, *tree.commits]))
+    return escape_markdown(", ".join([setting, *parts, *pages.commits]))
 
 
 def _badge(
@@ -295,11 +295,11 @@ def _badge(
     return badge.replace("|", "&#124;")  # in a table's row, a bar ends the cell
 
 
-def _summary(tree: TreePages) -> list[str]:
+def _summary(pages: TreePages) -> list[str]:
     """The summary table: every claim, in plain words, its verdict as a badge, and why."""
     rows = []
     for cid, spec in CLAIMS.items():
-        verdict = tree.results[cid]
+        verdict = pages.results[cid]
         why = _why(verdict)
         rows.append(
             [f"[**{cid}**](#{card_anchor(cid)})", escape_markdown(spec.short), _badge(cid, verdict), why]
@@ -332,10 +332,10 @@ def _details(summary: str, body: str, classes: str = "", id: str = "", count: st
     return render("details.md", summary=summary, body=body, classes=classes, id=id, count=count).split("\n")
 
 
-def _links(tree: TreePages, cid: str) -> str:
+def _links(pages: TreePages, cid: str) -> str:
     """Links to every chapter section that checks ``cid``, evidence first."""
-    made = sorted(tree.by_claim.get(cid, []), key=lambda m: KINDS.index(m[1].kind))
-    return "; ".join(dict.fromkeys(_link(tree.sections, m) for m in made))
+    made = sorted(pages.by_claim.get(cid, []), key=lambda m: KINDS.index(m[1].kind))
+    return "; ".join(dict.fromkeys(_link(pages.sections, m) for m in made))
 
 
 def _count(outcomes: Sequence[str], kind: str) -> str:
@@ -405,14 +405,14 @@ def _asides(verdict: Verdict) -> list[str]:
     return _details(counts, "\n".join(body))
 
 
-def claim_card(tree: TreePages, cid: str, spec: ClaimSpec) -> list[str]:
+def claim_card(pages: TreePages, cid: str, spec: ClaimSpec) -> list[str]:
     """The card of ``cid``: the paper's claim, the verdict and how it was decided, the evidence.
 
     Then every failure, finding, qualification, marginal check, measurement beyond the paper and
     note of the verdict in a sentence, and links to the chapter sections that check the claim.
     """
-    verdict = tree.results[cid]
-    sanity = [s for s in tree.series.get(cid, []) if s.first.kind == "sanity"]
+    verdict = pages.results[cid]
+    sanity = [s for s in pages.series.get(cid, []) if s.first.kind == "sanity"]
     fields = [
         ("The paper", [f"{escape_markdown(spec.where)}: {spec.statement}; it reports {spec.paper_value}."])
     ]
@@ -427,7 +427,7 @@ def claim_card(tree: TreePages, cid: str, spec: ClaimSpec) -> list[str]:
             fields.append((name + ("s" * (len(items) > 1 and not name.endswith("paper"))), _sentences(items)))
     if asides := _asides(verdict):
         fields.append(("More", asides))
-    checked = _links(tree, cid) or "no chapter of this run checks it"
+    checked = _links(pages, cid) or "no chapter of this run checks it"
     lines = [
         f"({card_anchor(cid)})=",
         f"### {cid}: {escape_markdown(spec.short)}",
@@ -441,14 +441,14 @@ def claim_card(tree: TreePages, cid: str, spec: ClaimSpec) -> list[str]:
     return [*lines, "::::", ""]
 
 
-def _cards(tree: TreePages) -> list[str]:
+def _cards(pages: TreePages) -> list[str]:
     """A section per paper with the card of each of its claims."""
     lines = []
     for paper in PAPERS:
         lines += [f"## Paper {paper}: {PAPER_TOPICS[paper]}", "", f"{PAPERS[paper]}.", ""]
         for cid, spec in CLAIMS.items():
             if spec.paper == paper:
-                lines += claim_card(tree, cid, spec)
+                lines += claim_card(pages, cid, spec)
     return lines
 
 
@@ -461,13 +461,13 @@ def map_finding(series: Series) -> str:
     return f"{series.name}: {series.outcome}, {series.quote()} (required {series.first.required})"
 
 
-def _maps_section(tree: TreePages) -> list[str]:
+def _maps_section(pages: TreePages) -> list[str]:
     """The maps of the registry in one collapsed block, each map a block of its own inside it.
 
     A map's numbers are measurements beyond the papers: they count in no verdict (the block's
     summary says so, and its counts).
     """
-    series = [s for mid in MAPS for s in tree.series.get(mid, [])]
+    series = [s for mid in MAPS for s in pages.series.get(mid, [])]
     summary = f"{len(MAPS)} maps ({', '.join(MAPS)}): measurements of ours, in no verdict"
     body = [
         "Maps of what happens where a paper's assumption does not hold. Each is a measurement of",
@@ -475,7 +475,7 @@ def _maps_section(tree: TreePages) -> list[str]:
         "",
     ]
     for mid, spec in MAPS.items():
-        body += _map_block(tree, mid, spec)
+        body += _map_block(pages, mid, spec)
     block = _details(summary, "\n".join(body), "ntpnb-checks ntpnb-maps", count=_map_counts(series))
     return [f"## {MAPS_TITLE}", "", *block, ""]
 
@@ -495,9 +495,9 @@ def _map_counts(series: Sequence[Series]) -> str:
     return "; ".join(parts)
 
 
-def _map_block(tree: TreePages, mid: str, spec: MapSpec) -> list[str]:
+def _map_block(pages: TreePages, mid: str, spec: MapSpec) -> list[str]:
     """One map as a collapsed block: its counts when closed; the assumption, variation and findings open."""
-    series = tree.series.get(mid, [])
+    series = pages.series.get(mid, [])
     found = [f"- {escape_markdown(map_finding(s))}" for s in series if s.first.kind == "measurement"]
     sanity = [s.outcome for s in series if s.first.kind == "sanity"]
     if sanity:
@@ -510,7 +510,7 @@ def _map_block(tree: TreePages, mid: str, spec: MapSpec) -> list[str]:
         ("Findings", ["", *found] if found else ["not measured: no chapter of this run draws this map"]),
     ]
     if series:
-        fields.append(("Drawn in", [_links(tree, mid)]))
+        fields.append(("Drawn in", [_links(pages, mid)]))
     title = f"{mid}: {spec.title} (Paper {spec.paper})"
     lines = []
     for term, text in fields:
@@ -528,13 +528,13 @@ def _artifact_words(series: Series) -> str:
     return f"authors' stored: {series.first.artifact.shown}, {'consistent' if agrees else 'not consistent'}"  # type: ignore[union-attr]
 
 
-def _check_row(tree: TreePages, notebook: str, series: Series, check: Check) -> list[str]:
+def _check_row(pages: TreePages, notebook: str, series: Series, check: Check) -> list[str]:
     """The row of one check's ``series`` in its chapter's table (``check``: at the sweep's first seed).
 
     Parameters
     ----------
-    tree
-        The tree whose sections the claim id links to.
+    pages
+        The tree's pages, whose sections the claim id links to.
     notebook
         The chapter that made the check.
     series
@@ -562,7 +562,7 @@ def _check_row(tree: TreePages, notebook: str, series: Series, check: Check) -> 
     outcome = series.outcome
     strong = outcome == "fails" or (check.kind == "finding" and outcome == "established")
     return [
-        _link(tree.sections, (notebook, check), escape_markdown(check.claim)),
+        _link(pages.sections, (notebook, check), escape_markdown(check.claim)),
         what,
         escape_markdown(series.ours()),
         escape_markdown(check.required),
@@ -572,16 +572,16 @@ def _check_row(tree: TreePages, notebook: str, series: Series, check: Check) -> 
     ]
 
 
-def _chapter_checks(tree: TreePages, sweep: Sweep) -> list[str]:
+def _chapter_checks(pages: TreePages, sweep: Sweep) -> list[str]:
     """One chapter's checks across the seeds: a collapsed block opening to their table."""
     notebook = sweep.book.notebook
     shown = [
         (s, s.checks[sweep.seeds[0]]) for s in series_of(sweep) if s.checks.get(sweep.seeds[0]) is not None
     ]
-    rows = [_check_row(tree, notebook, series, check) for series, check in shown]
+    rows = [_check_row(pages, notebook, series, check) for series, check in shown]
     failed = sum(series.outcome == "fails" for series, _ in shown)
     header = ["claim", "what was measured", "ours", "required", "the paper", "decided", "result"]
-    title = f"{chapter_label(notebook)}. {tree.titles.get(notebook, notebook)}"
+    title = f"{chapter_label(notebook)}. {pages.titles.get(notebook, notebook)}"
     held = f"{failed} fail" if failed else "none fails"
     count = f"{len(rows)} checks, {held}, {_seeds_words(sweep.seeds)}"
     body = f"{{doc}}`The chapter </outputs/notebooks/{notebook}>`.\n\n{markdown_table(header, rows)}"
@@ -625,20 +625,20 @@ def _seeds_lines(sweeps: Sequence[Sweep]) -> list[str]:
     return []
 
 
-def _left_out_lines(tree: TreePages) -> list[str]:
+def _left_out_lines(pages: TreePages) -> list[str]:
     """The runs not counted, the claims not tested and the checks of unknown claim ids, if any."""
     lines = []
     aside = [
         f"{_chapters_words([s.book.notebook])} at seed {n}: {escape_markdown(why)}"
-        for s in tree.sweeps
+        for s in pages.sweeps
         for n, why in s.excluded.items()
     ]
     if aside:
         lines += ["Not counted: " + "; ".join(aside) + ".", ""]
-    untested = [cid for cid, v in tree.results.items() if v.verdict == NOT_TESTED]
+    untested = [cid for cid, v in pages.results.items() if v.verdict == NOT_TESTED]
     if untested:
         lines += [f"Not tested (no chapter of this run checks them): {', '.join(untested)}.", ""]
-    unknown = sorted(set(tree.by_claim) - set(CLAIMS) - set(MAPS), key=sort_key)
+    unknown = sorted(set(pages.by_claim) - set(CLAIMS) - set(MAPS), key=sort_key)
     if unknown:
         lines += [
             "```{warning}",
@@ -649,7 +649,7 @@ def _left_out_lines(tree: TreePages) -> list[str]:
     return lines
 
 
-def _what_ran(tree: TreePages) -> list[str]:
+def _what_ran(pages: TreePages) -> list[str]:
     """What ran, in full: the records read, each chapter's seeds, what was not counted or not tested."""
     return [
         "## What ran",
@@ -660,14 +660,15 @@ def _what_ran(tree: TreePages) -> list[str]:
         "(`ntpnb/chapter/_registry.py`); nothing on it is typed by hand. Each claim and its place in",
         "the paper are also listed on {doc}`the claims page </outputs/claim_list>`.",
         "",
-        f"The run: {tree.label}; {tree.check_count} checks at the book's seed.{absent_sentence(tree.absent)}",
+        f"The run: {pages.label}; {pages.check_count} checks at the book's seed."
+        + absent_sentence(pages.absent),
         "",
-        *_seeds_lines(tree.sweeps),
-        *_left_out_lines(tree),
+        *_seeds_lines(pages.sweeps),
+        *_left_out_lines(pages),
     ]
 
 
-def _report_head(tree: TreePages) -> list[str]:
+def _report_head(pages: TreePages) -> list[str]:
     """The report's top: the counts, the summary, failed runs and the claims' cards."""
     return [
         # the summary is the page's table of contents: the article takes the theme's right column
@@ -677,20 +678,20 @@ def _report_head(tree: TreePages) -> list[str]:
         "",
         "# Reproducibility report",
         "",
-        f"**{format_counts(tree.results)}.** What ran: {run_line(tree)}." + absent_sentence(tree.absent),
+        f"**{format_counts(pages.results)}.** What ran: {run_line(pages)}." + absent_sentence(pages.absent),
         "",
-        *_summary(tree),
-        *_failures(tree.failed),
+        *_summary(pages),
+        *_failures(pages.failed),
         "Each claim's card below gives the paper's statement and value, the evidence with our values",
         "across the seeds, and the chapter sections that check it; the rule that gives each verdict",
         "is stated after them.",
         "",
-        *_cards(tree),
-        *_maps_section(tree),
+        *_cards(pages),
+        *_maps_section(pages),
     ]
 
 
-def _every_check(tree: TreePages) -> list[str]:
+def _every_check(pages: TreePages) -> list[str]:
     """The section of every check: a table per chapter, or a line saying none was recorded."""
     lines = [
         "## Every check",
@@ -702,15 +703,15 @@ def _every_check(tree: TreePages) -> list[str]:
         "*measurement* rows go beyond the paper. A claim id links to the section that checks it.",
         "",
     ]
-    if not tree.check_count:
+    if not pages.check_count:
         lines += ["No notebook has recorded a check yet: run `ntpnb reproduce`.", ""]
-    for sweep in tree.sweeps:
+    for sweep in pages.sweeps:
         if sweep.book.checks:
-            lines += _chapter_checks(tree, sweep)
+            lines += _chapter_checks(pages, sweep)
     return lines
 
 
-def _rule_and_platforms(tree: TreePages) -> list[str]:
+def _rule_and_platforms(pages: TreePages) -> list[str]:
     """The verdict rule in full, what ran, and the machines the chapters ran on."""
     return [
         "## The verdict rule",
@@ -724,7 +725,7 @@ def _rule_and_platforms(tree: TreePages) -> list[str]:
             "ntpnb-checks",
         ),
         "",
-        *_what_ran(tree),
+        *_what_ran(pages),
         f"## {PLATFORM_TITLE}",
         "",
         "The machine each chapter ran on, as its kernel recorded it (CPU, the BLAS libraries with the",
@@ -733,7 +734,7 @@ def _rule_and_platforms(tree: TreePages) -> list[str]:
         "",
         *_details(
             "The platforms of the runs",
-            platform_section({r.notebook: r.platform for r in tree.records}, what="chapter").rstrip("\n"),
+            platform_section({r.notebook: r.platform for r in pages.records}, what="chapter").rstrip("\n"),
             "ntpnb-checks",
         ),
         "",
@@ -752,9 +753,9 @@ def _glossary() -> list[str]:
     ]
 
 
-def render_report(tree: TreePages) -> str:
+def render_report(pages: TreePages) -> str:
     """The report page (MyST markdown) of ``tree``: its glossary last."""
-    sections = [*_report_head(tree), *_every_check(tree), *_rule_and_platforms(tree), *_glossary()]
+    sections = [*_report_head(pages), *_every_check(pages), *_rule_and_platforms(pages), *_glossary()]
     return "\n".join(sections)
 
 
@@ -767,15 +768,15 @@ def verdict_summary(results: Mapping[str, Verdict]) -> str:
     return f"{format_counts(results)} ({per_paper})"
 
 
-def render_verdict_summary(tree: TreePages) -> str:
+def render_verdict_summary(pages: TreePages) -> str:
     """The fragment the book's introduction includes: the verdict counts of the last runs."""
-    if not tree.check_count:
+    if not pages.check_count:
         return "No chapter has recorded a claim check yet: run `ntpnb reproduce`.\n"
     return (
-        f"**Verdicts of the runs that built this book** ({tree.label}): "
-        f"{verdict_summary(tree.results)}. A badge opens the claim's card in the {{doc}}`/outputs/report`: "
+        f"**Verdicts of the runs that built this book** ({pages.label}): "
+        f"{verdict_summary(pages.results)}. A badge opens the claim's card in the {{doc}}`/outputs/report`: "
         "the paper's statement and value, ours across the seeds, how the verdict was decided, and the "
-        f"chapter sections that check it.{absent_sentence(tree.absent)}\n"
+        f"chapter sections that check it.{absent_sentence(pages.absent)}\n"
     )
 
 
@@ -800,9 +801,9 @@ _CLAIMS_INTRO = (
 )
 
 
-def render_claims_page(tree: TreePages) -> str:
+def render_claims_page(pages: TreePages) -> str:
     """The claims page (MyST markdown): every claim of the registry, where it is checked, its verdict."""
-    by_claim, sections, results = tree.by_claim, tree.sections, tree.results
+    by_claim, sections, results = pages.by_claim, pages.sections, pages.results
 
     def claim_row(cid: str, spec: ClaimSpec) -> list[str]:
         parts, shown = [], set()
@@ -822,8 +823,8 @@ def render_claims_page(tree: TreePages) -> str:
 
     lines = [
         *_CLAIMS_INTRO,
-        f"The verdicts below are those of the run this book shows: {tree.label}."
-        + absent_sentence(tree.absent),
+        f"The verdicts below are those of the run this book shows: {pages.label}."
+        + absent_sentence(pages.absent),
         "",
     ]
     header = ["claim", "statement", "verdict; checked in"]
@@ -834,23 +835,23 @@ def render_claims_page(tree: TreePages) -> str:
     return "\n".join(lines)
 
 
-def write_report(tree: TreePages) -> Path:
-    """Write the report to ``<layout.root>/report.md`` and return its path.
+def write_report(pages: TreePages) -> Path:
+    """Write the report to ``<pages.tree.root>/report.md`` and return its path.
 
     The verdict fragment ``verdicts.md``, the claims page ``claim_list.md`` and the scoreboard's
     data (:data:`~ntpnb.book._scoreboard.SCOREBOARD_FILE`) are written beside it.
     """
     # claim -> (notebook, anchor) of each section that checks it, evidence first ("": the chapter's top)
     places: dict[str, list[tuple[str, str]]] = {}
-    for cid, made in tree.by_claim.items():
+    for cid, made in pages.by_claim.items():
         for notebook, check in sorted(made, key=lambda m: KINDS.index(m[1].kind)):
-            section = tree.sections.get(notebook, {}).get((check.claim, check.what))
+            section = pages.sections.get(notebook, {}).get((check.claim, check.what))
             place = (notebook, section[1] if section else "")
             if place not in places.setdefault(cid, []):
                 places[cid].append(place)
-    root = tree.layout.root
-    data = scoreboard_data(tree.results, places)
+    root = pages.tree.root
+    data = scoreboard_data(pages.results, places)
     atomic_write_text(root / SCOREBOARD_FILE, json.dumps(data, indent=1) + "\n")
-    atomic_write_text(root / "verdicts.md", render_verdict_summary(tree))
-    atomic_write_text(root / "claim_list.md", render_claims_page(tree))
-    return atomic_write_text(root / "report.md", render_report(tree))
+    atomic_write_text(root / "verdicts.md", render_verdict_summary(pages))
+    atomic_write_text(root / "claim_list.md", render_claims_page(pages))
+    return atomic_write_text(root / "report.md", render_report(pages))

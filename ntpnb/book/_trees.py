@@ -2,7 +2,7 @@
 
 ``ntpnb book`` builds ``<root>/outputs`` into ``<root>/_build/html``; ``ntpnb book --run DIR``
 builds any other tree into ``DIR/_book/html``. Either way the tree is a :class:`BookTree`: its
-layout and run record (:mod:`ntpnb.records._staging`), the label its pages show
+output tree and run record (:mod:`ntpnb.records._staging`), the label its pages show
 (:func:`describe_run`), and the command that reruns a chapter of it
 (:meth:`BookTree.reproduce_command`). Every command a hint gives runs as printed: a chapter that
 cannot run into the tree (an interactive run's, or one whose setting changes a parameter the
@@ -121,14 +121,14 @@ class BookTree:
     #: The project (resolved): its ``_config.yml``, ``_toc.yml``, ``book/`` and ``notebooks/``.
     root: Path
     #: The tree.
-    layout: OutputTree
+    tree: OutputTree
     #: Its run record (None for a tree that has none: an older run).
     record: TreeRecord | None
 
     @property
     def own(self) -> bool:
         """Whether this is the book's own tree, ``<root>/outputs``."""
-        return self.layout.root == (self.root / DEFAULT_OUTPUT_DIRNAME).resolve()
+        return self.tree.root == (self.root / DEFAULT_OUTPUT_DIRNAME).resolve()
 
     def chapters(self) -> list[str]:
         """The project's chapters, in order."""
@@ -140,7 +140,7 @@ class BookTree:
 
     def book_command(self) -> str:
         """The command that builds this tree's book."""
-        run = "" if self.own else f" --run {shlex.quote(shown(self.layout.root))}"
+        run = "" if self.own else f" --run {shlex.quote(shown(self.tree.root))}"
         return f"ntpnb book{run}{root_option(self.root)}"
 
     def _named(self, names: Sequence[str]) -> list[str]:
@@ -157,7 +157,7 @@ class BookTree:
         if self.own:
             words = reproduce_words(chosen, None)
         else:
-            words = reproduce_words(chosen, self.record, self.layout.root)
+            words = reproduce_words(chosen, self.record, self.tree.root)
         return shlex.join(words) + root_option(self.root)
 
     def lacks(self, name: str) -> list[str]:
@@ -222,7 +222,7 @@ class BookTree:
     def rerun_advice(self, names: Sequence[str]) -> str:
         """``run `COMMAND` to run that chapter again`` for chapters of this tree whose outputs are damaged."""
         chosen = self._named(names)
-        record, out = (None, None) if self.own else (self.record, self.layout.root)
+        record, out = (None, None) if self.own else (self.record, self.tree.root)
         return rerun_advice(chosen, record, out, root_option(self.root), len(names))
 
     def rerun_setting(self, names: Sequence[str] = ()) -> tuple[str, dict[str, str], int | None]:
@@ -237,16 +237,16 @@ class BookTree:
         if self.own:
             return BOOK_PROFILE, {}, None
         if self.record is None:
-            command = shlex.join(reproduce_words(self._named(names), None, self.layout.root))
+            command = shlex.join(reproduce_words(self._named(names), None, self.tree.root))
             command += root_option(self.root)
             raise NTPError(
-                f"{shown(self.layout.root)} has no {RUN_RECORD_NAME}, so what it ran (profile, -p) is "
+                f"{shown(self.tree.root)} has no {RUN_RECORD_NAME}, so what it ran (profile, -p) is "
                 f"unknown; run its missing notebooks with `{command}` and the --profile and -p it ran with"
             )
         if self.record.interactive:
             commands = " and ".join(f"`{command}`" for command in self.own_setting_commands(names))
             raise NTPError(
-                f"{shown(self.layout.root)} cannot run its missing notebooks, as {INTERACTIVE_TREE}; run "
+                f"{shown(self.tree.root)} cannot run its missing notebooks, as {INTERACTIVE_TREE}; run "
                 f"them as its chapters ran ({self.label()}), or into a tree of their own with {commands}"
             )
         return self.record.profile, dict(self.record.overrides), len(self.record.seeds) or None
@@ -375,15 +375,15 @@ def visible(paths: Iterable[Path]) -> list[Path]:
     return [p for p in paths if not p.name.startswith(".")]
 
 
-def chapter_problem(layout: OutputTree, name: str) -> str | None:
-    """Why chapter ``name`` in ``layout`` cannot be built from, naming the file (None if it can)."""
-    executed = layout.notebooks / f"{name}.ipynb"
-    record = layout.claims / f"{name}.json"
+def chapter_problem(tree: OutputTree, name: str) -> str | None:
+    """Why chapter ``name`` in ``tree`` cannot be built from, naming the file (None if it can)."""
+    executed = tree.notebooks / f"{name}.ipynb"
+    record = tree.claims / f"{name}.json"
     manifest = manifest_path(executed)
     if manifest.exists():
-        if problem := chapter_damage(layout.root, executed, where=f"{shown(layout.root)}/"):
+        if problem := chapter_damage(tree.root, executed, where=f"{shown(tree.root)}/"):
             return problem
-    elif not (layout.failed / f"{name}.json").exists():
+    elif not (tree.failed / f"{name}.json").exists():
         return (
             f"{shown(manifest)} is missing, so nothing says what the run of {name} wrote (a run "
             "made before outputs were recorded, or the file was deleted)"
@@ -401,10 +401,9 @@ def chapter_problem(layout: OutputTree, name: str) -> str | None:
     return None
 
 
-def verify_tree(tree: BookTree) -> None:
+def verify_tree(book: BookTree) -> None:
     """Refuse a tree whose records cannot be trusted (see the module docstring)."""
-    layout = tree.layout
-    trees = [layout, *layout.seed_layouts().values()]
+    trees = [book.tree, *book.tree.seed_trees().values()]
     # the chapters with an executed notebook or a claim record in each tree
     present = [
         {p.stem for p in visible([*t.notebooks.glob("*.ipynb"), *t.claims.glob("*.json")])} for t in trees
@@ -414,7 +413,7 @@ def verify_tree(tree: BookTree) -> None:
         for name in sorted(present[0] & here):
             if name in problems:
                 continue
-            if seed_tree is not layout and (seed_tree.failed / f"{name}.json").exists():
+            if seed_tree is not book.tree and (seed_tree.failed / f"{name}.json").exists():
                 continue  # a seed whose last run failed is not counted
             if problem := chapter_problem(seed_tree, name):
                 problems[name] = problem
@@ -422,4 +421,4 @@ def verify_tree(tree: BookTree) -> None:
         return
     first, *others = names = sorted(problems)
     more = f" (and in {len(others)} more chapter{'s' * (len(others) > 1)}: {', '.join(others)})"
-    raise NTPError(f"{problems[first]}{more if others else ''}; {tree.rerun_advice(names)}")
+    raise NTPError(f"{problems[first]}{more if others else ''}; {book.rerun_advice(names)}")

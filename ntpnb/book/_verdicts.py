@@ -156,12 +156,17 @@ class Sweep:
         return (book, *sorted(s for s in self.records if s != book))
 
 
-def seed_record(layout: OutputTree, seed: int, tree: OutputTree, book: ChapterRun) -> ChapterRun | str | None:
-    """The record of ``book``'s chapter in the seed tree ``tree``, or why it is not counted (None: none)."""
-    failure = tree.failed / f"{book.notebook}.json"
+def seed_record(
+    tree: OutputTree, seed: int, seed_tree: OutputTree, book: ChapterRun
+) -> ChapterRun | str | None:
+    """The record of ``book``'s chapter in ``seed_tree``, or why it is not counted (None: none).
+
+    ``seed_tree`` is the tree of seed ``seed`` of the sweep whose book's seed ran into ``tree``.
+    """
+    failure = seed_tree.failed / f"{book.notebook}.json"
     if failure.exists():  # its last run stopped before its end (a record in place is older)
         return _failed_run_reason(failure)
-    path = tree.claims / f"{book.notebook}.json"
+    path = seed_tree.claims / f"{book.notebook}.json"
     if not path.exists():
         return None
     try:
@@ -172,8 +177,8 @@ def seed_record(layout: OutputTree, seed: int, tree: OutputTree, book: ChapterRu
     if why is not None:
         return why
     try:  # the ntpnb sources both ran with, by their manifests
-        ours = load_manifest(layout.notebooks / f"{book.notebook}.ipynb").package
-        theirs = load_manifest(tree.notebooks / f"{book.notebook}.ipynb").package
+        ours = load_manifest(tree.notebooks / f"{book.notebook}.ipynb").package
+        theirs = load_manifest(seed_tree.notebooks / f"{book.notebook}.ipynb").package
     except PathError:
         return record  # no manifests to compare (a hand-made tree): the checks above decide
     if ours and theirs and ours != theirs:
@@ -223,12 +228,12 @@ def _not_comparable(record: ChapterRun, seed: int, book: ChapterRun) -> str | No
     return None
 
 
-def load_sweeps(layout: OutputTree, book_records: Sequence[ChapterRun]) -> list[Sweep]:
-    """Every chapter of ``book_records`` with the records of the sweep's seeds under ``layout``."""
-    trees = layout.seed_layouts()
+def load_sweeps(tree: OutputTree, book_records: Sequence[ChapterRun]) -> list[Sweep]:
+    """Every chapter of ``book_records`` with the records of the sweep's seeds under ``tree``."""
+    trees = tree.seed_trees()
     sweeps = []
     for book in book_records:
-        found = {seed: seed_record(layout, seed, tree, book) for seed, tree in trees.items()}
+        found = {seed: seed_record(tree, seed, seed_tree, book) for seed, seed_tree in trees.items()}
         records = {seed: r for seed, r in found.items() if isinstance(r, ChapterRun)}
         excluded = {seed: r for seed, r in found.items() if isinstance(r, str)}
         sweeps.append(Sweep(book, {book.seed if book.seed is not None else 0: book, **records}, excluded))

@@ -77,12 +77,12 @@ def _check_book(args: argparse.Namespace) -> None:
     from ..book import book_tree, missing_notebooks
     from ..runner import check_run
 
-    tree = book_tree(args.root, args.run)
-    missing = missing_notebooks(tree)
+    book = book_tree(args.root, args.run)
+    missing = missing_notebooks(book)
     if missing and args.run_missing:
-        runnable, _, (profile, overrides, seeds) = missing_run(tree, missing)
+        runnable, _, (profile, overrides, seeds) = missing_run(book, missing)
         if runnable:
-            check_run(args.root, runnable, profile, overrides, tree.layout.root, None, seeds)
+            check_run(args.root, runnable, profile, overrides, book.tree.root, None, seeds)
 
 
 def _check_compare(args: argparse.Namespace) -> None:

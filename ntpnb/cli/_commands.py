@@ -83,12 +83,12 @@ def _print_failed_checks(checked: Sequence[ChapterRun]) -> None:
             print(f"  {line}", file=sys.stderr)
 
 
-def _seed_verdicts(layout: OutputTree, books: Sequence[ChapterRun]) -> dict[str, Verdict]:
+def _seed_verdicts(tree: OutputTree, books: Sequence[ChapterRun]) -> dict[str, Verdict]:
     """The verdicts across the seeds of the claims the runs ``books`` (at the book's seed) checked.
 
     Parameters
     ----------
-    layout
+    tree
         The output tree of the book's seed (its seed trees hold the sweep).
     books
         The completed runs at the book's seed; a run whose claim record cannot be read is left out.
@@ -106,9 +106,9 @@ def _seed_verdicts(layout: OutputTree, books: Sequence[ChapterRun]) -> dict[str,
     records = []
     for r in books:
         with suppress(PathError):
-            records.append(load_chapter_run(layout.claims / f"{r.notebook}.json"))
+            records.append(load_chapter_run(tree.claims / f"{r.notebook}.json"))
     claims = [c for c in dict.fromkeys(c.claim for r in records for c in r.checks) if c not in MAPS]
-    return sweep_verdicts(claims, load_sweeps(layout, records))
+    return sweep_verdicts(claims, load_sweeps(tree, records))
 
 
 def _print_verdicts(found: Mapping[str, Verdict]) -> None:
@@ -178,9 +178,9 @@ def _next_step(root: Path, out: Path) -> str:
     from ..records import DEFAULT_OUTPUT_DIRNAME
 
     own = out.resolve() == (root / DEFAULT_OUTPUT_DIRNAME).resolve()
-    tree = book_tree(root, None if own else out)
+    book = book_tree(root, None if own else out)
     where = "the book of these outputs, in _build/html" if own else "the book of this run, in its _book/html"
-    return f"next: {tree.book_command()}  ({where})"
+    return f"next: {book.book_command()}  ({where})"
 
 
 def _cmd_book(args: argparse.Namespace) -> int:
@@ -200,32 +200,32 @@ def _cmd_book(args: argparse.Namespace) -> int:
             )
         with output_lock(Path(args.run).expanduser().resolve(), wait=wait):
             return build_explore_book(root, args.run, pdf=not args.no_pdf)
-    tree = book_tree(root, args.run)
-    missing = missing_notebooks(tree)
+    book = book_tree(root, args.run)
+    missing = missing_notebooks(book)
     if missing and args.run_missing:
-        runnable, unrunnable, (profile, overrides, seeds) = missing_run(tree, missing)
+        runnable, unrunnable, (profile, overrides, seeds) = missing_run(book, missing)
         if unrunnable:
             print(f"ntpnb: not executed: {describe_unrunnable(unrunnable)} (their pages say how to run them)")
         if runnable:
-            print(f"ntpnb: executing the notebooks not run yet ({', '.join(runnable)}): {tree.label()}")
-            reproduce(root, runnable, profile, tree.layout.root, overrides=overrides, wait=wait, seeds=seeds)
-            tree = book_tree(root, args.run)  # its run record now names them
-    with output_lock(tree.layout.root, wait=wait):
-        return build_book(tree, pdf=not args.no_pdf)
+            print(f"ntpnb: executing the notebooks not run yet ({', '.join(runnable)}): {book.label()}")
+            reproduce(root, runnable, profile, book.tree.root, overrides=overrides, wait=wait, seeds=seeds)
+            book = book_tree(root, args.run)  # its run record now names them
+    with output_lock(book.tree.root, wait=wait):
+        return build_book(book, pdf=not args.no_pdf)
 
 
 def missing_run(
-    tree: BookTree, missing: list[str]
+    book: BookTree, missing: list[str]
 ) -> tuple[list[str], dict[str, str], tuple[str, dict[str, str], int | None]]:
-    """What ``ntpnb book --run-missing`` executes of the ``missing`` chapters of ``tree``, in which setting.
+    """What ``ntpnb book --run-missing`` executes of the ``missing`` chapters of ``book``, in which setting.
 
     The chapters that can run into the tree, why each other cannot
     (:meth:`~ntpnb.book._trees.BookTree.split_missing`), and the tree's setting: profile,
     overrides, seeds (:meth:`~ntpnb.book._trees.BookTree.rerun_setting`, which refuses a tree
     whose setting is unknown or that is an interactive run's).
     """
-    setting = tree.rerun_setting(missing)
-    runnable, unrunnable = tree.split_missing(missing)
+    setting = book.rerun_setting(missing)
+    runnable, unrunnable = book.split_missing(missing)
     return runnable, unrunnable, setting
 
 

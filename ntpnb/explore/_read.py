@@ -82,7 +82,7 @@ class _ExploreRecord:
         return cls(chapter, profile, seeds, grid, {str(k): v for k, v in fixed.items()}, points, budgets)
 
 
-def _book_record(layout: OutputTree, chapter: str, seed: int, point: Mapping[str, Any]) -> ChapterRun | str:
+def _book_record(tree: OutputTree, chapter: str, seed: int, point: Mapping[str, Any]) -> ChapterRun | str:
     """The verified record of ``chapter`` at a point's first seed, or why it is not counted.
 
     Raises
@@ -90,14 +90,14 @@ def _book_record(layout: OutputTree, chapter: str, seed: int, point: Mapping[str
     NTPError
         If the record or an output of its run is damaged (:func:`~ntpnb.book._trees.chapter_problem`).
     """
-    if (layout.failed / f"{chapter}.json").exists():
+    if (tree.failed / f"{chapter}.json").exists():
         return "its last run failed"
-    if not (layout.claims / f"{chapter}.json").exists():
+    if not (tree.claims / f"{chapter}.json").exists():
         return "it has not run"
-    problem = chapter_problem(layout, chapter)
+    problem = chapter_problem(tree, chapter)
     if problem:
         raise NTPError(problem)
-    record = load_chapter_run(layout.claims / f"{chapter}.json")
+    record = load_chapter_run(tree.claims / f"{chapter}.json")
     params = record.parameters
     if record.notebook != chapter:
         return f"the record is of {record.notebook}"
@@ -118,9 +118,9 @@ def _point_runs(
     tree: Path, explore: _ExploreRecord, folder: str, point: Mapping[str, Any]
 ) -> tuple[list[PointRun], list[str]]:
     """The verified runs of one point at every seed, and why any seed's run is not counted."""
-    layout = OutputTree(tree / folder)
+    point_tree = OutputTree(tree / folder)
     first, *others = explore.seeds
-    book = _book_record(layout, explore.chapter, first, point)
+    book = _book_record(point_tree, explore.chapter, first, point)
     label = point_label(point)
     if isinstance(book, str):
         return [], [f"{label}: seed {first} is not counted ({book}), nor the point's other seeds"]
@@ -128,14 +128,14 @@ def _point_runs(
         return [], [f"{label}: it ran at the {book.profile} profile, the grid at {explore.profile}"]
     runs, notes = [PointRun(dict(point), first, book.checks, parameters=book.parameters or {})], []
     for seed in others:
-        seed_tree = layout.seed_layouts().get(seed, OutputTree(layout.seed_root(seed)))
+        seed_tree = point_tree.seed_trees().get(seed, OutputTree(point_tree.seed_root(seed)))
         if (seed_tree.claims / f"{explore.chapter}.json").exists() and not (
             seed_tree.failed / f"{explore.chapter}.json"
         ).exists():
             problem = chapter_problem(seed_tree, explore.chapter)
             if problem:
                 raise NTPError(problem)
-        found = seed_record(layout, seed, seed_tree, book)
+        found = seed_record(point_tree, seed, seed_tree, book)
         if isinstance(found, ChapterRun):
             runs.append(PointRun(dict(point), seed, found.checks))
         else:

@@ -100,7 +100,7 @@ class OutputTree:
         """The root of the tree of the sweep's seed ``seed``."""
         return self.sweep / f"seed={int(seed)}"
 
-    def seed_layouts(self) -> dict[int, OutputTree]:
+    def seed_trees(self) -> dict[int, OutputTree]:
         """The trees of the sweep's further seeds that exist, by seed (none when no sweep ran)."""
         found = {}
         for folder in self.sweep.glob("seed=*"):
@@ -111,19 +111,19 @@ class OutputTree:
 
 
 def output_tree(output_dir: str | Path | None = None) -> OutputTree:
-    """The output layout rooted at ``output_dir`` (None: ``<project root>/outputs``), its folders made."""
+    """The output tree rooted at ``output_dir`` (None: ``<project root>/outputs``), its folders made."""
     root = Path(output_dir) if output_dir is not None else find_project_root() / DEFAULT_OUTPUT_DIRNAME
     if root.exists() and not root.is_dir():
         raise PathError(f"the output folder {root} exists and is not a folder; choose another --out")
     try:
-        layout = OutputTree(root.resolve())
-        for folder in (layout.notebooks, layout.figures, layout.claims):
+        tree = OutputTree(root.resolve())
+        for folder in (tree.notebooks, tree.figures, tree.claims):
             folder.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         where = exc.filename or root
         problem = f"cannot create the output folder {where}: {exc.strerror}"
         raise PathError(f"{problem}; choose another --out") from exc
-    return layout
+    return tree
 
 
 #: The profile of the book's own run (its figures and pages are the papers' settings).

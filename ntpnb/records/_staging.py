@@ -44,24 +44,24 @@ from ._places import OutputTree, output_tree
 STAGING_DIRNAME = ".staging"
 
 
-def staging_tree(layout: OutputTree, name: str) -> OutputTree:
+def staging_tree(tree: OutputTree, name: str) -> OutputTree:
     """The private output tree notebook ``name`` executes into (emptied first)."""
-    root = layout.root / STAGING_DIRNAME / name
+    root = tree.root / STAGING_DIRNAME / name
     shutil.rmtree(root, ignore_errors=True)
     return output_tree(root)
 
 
-def remove_leftovers(layout: OutputTree) -> None:
-    """Remove what killed runs left in ``layout`` (staging trees, temporary files); under the output lock."""
-    shutil.rmtree(layout.root / STAGING_DIRNAME, ignore_errors=True)
-    for folder in (layout.root, layout.notebooks, layout.figures, layout.claims, layout.failed):
+def remove_leftovers(tree: OutputTree) -> None:
+    """Remove what killed runs left in ``tree`` (staging trees, temporary files); under the output lock."""
+    shutil.rmtree(tree.root / STAGING_DIRNAME, ignore_errors=True)
+    for folder in (tree.root, tree.notebooks, tree.figures, tree.claims, tree.failed):
         for path in folder.glob(".*"):
             if path.is_file() and is_temporary(path):
                 path.unlink(missing_ok=True)
 
 
-def promote(stage: OutputTree, layout: OutputTree, executed: Path) -> list[Path]:
-    """Move every file of ``stage`` to the same place in ``layout``; the files now in place.
+def promote(stage: OutputTree, tree: OutputTree, executed: Path) -> list[Path]:
+    """Move every file of ``stage`` to the same place in ``tree``; the files now in place.
 
     The cell papermill injects is tagged ``remove-cell`` first (the book then shows one parameters
     cell, the chapter's own, which reads the profile the injected cell names) and target folders
@@ -79,7 +79,7 @@ def promote(stage: OutputTree, layout: OutputTree, executed: Path) -> list[Path]
     with atomic_path(staged) as tmp:
         nbformat.write(nb, tmp)
     files = sorted(p for p in stage.root.rglob("*") if p.is_file() and p != staged)
-    targets = [layout.root / p.relative_to(stage.root) for p in files]
+    targets = [tree.root / p.relative_to(stage.root) for p in files]
     for folder in sorted({t.parent for t in targets} | {executed.parent}):
         folder.mkdir(parents=True, exist_ok=True)
         if not os.access(folder, os.W_OK):
@@ -87,26 +87,26 @@ def promote(stage: OutputTree, layout: OutputTree, executed: Path) -> list[Path]
     for path, target in zip(files, targets, strict=True):
         os.replace(path, target)
     os.replace(staged, executed)
-    for stale in (layout.failed / executed.name, layout.failed / f"{executed.stem}.json"):
+    for stale in (tree.failed / executed.name, tree.failed / f"{executed.stem}.json"):
         stale.unlink(missing_ok=True)  # the record of the notebook's last failure
     return [*targets, executed]
 
 
 def keep_failure(
-    layout: OutputTree,
+    tree: OutputTree,
     stage: OutputTree,
     name: str,
     error: str,
     parameters: Mapping[str, object],
     checks: Sequence[object],
 ) -> Path | None:
-    """Keep a failed run's executed notebook and a failure record in ``layout.failed``, if possible.
+    """Keep a failed run's executed notebook and a failure record in ``tree.failed``, if possible.
 
     The record holds the error, parameters, date and the claim ``checks`` (as JSON) recorded
     before the failure; the copy is kept only if it is a whole notebook. Returns the kept
     notebook, or None.
     """
-    kept = layout.failed / f"{name}.ipynb"
+    kept = tree.failed / f"{name}.ipynb"
     staged = stage.notebooks / f"{name}.ipynb"
     record = {
         "notebook": name,
@@ -116,12 +116,12 @@ def keep_failure(
         "checks": list(checks),
     }
     with suppress(OSError):  # the folder cannot be written: the error line already says why
-        layout.failed.mkdir(parents=True, exist_ok=True)
+        tree.failed.mkdir(parents=True, exist_ok=True)
         if _read_notebook(staged) is not None:  # a whole notebook, not one cut short
             os.replace(staged, kept)
         else:
             kept.unlink(missing_ok=True)  # an earlier failure's copy would be mistaken for this one's
-        atomic_write_json(layout.failed / f"{name}.json", record)
+        atomic_write_json(tree.failed / f"{name}.json", record)
     return kept if kept.is_file() else None
 
 

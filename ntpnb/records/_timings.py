@@ -319,41 +319,41 @@ def format_expected(times: Sequence[tuple[str, Expected]]) -> str:
 Timings = dict[str, dict[str, dict[str, object]]]
 
 
-def load_timings(layout: OutputTree) -> Timings:
-    """The times ``ntpnb reproduce`` recorded in ``layout`` (empty when none, or unreadable).
+def load_timings(tree: OutputTree) -> Timings:
+    """The times ``ntpnb reproduce`` recorded in ``tree`` (empty when none, or unreadable).
 
     ``timings.json`` maps profile -> notebook -> ``seconds``, ``jobs``, ``date`` (UTC) and ``ok``
     (written by :func:`ntpnb.records._timings.record_timings`).
     """
     try:
-        timings = json.loads(layout.timings.read_text(encoding="utf-8"))
+        timings = json.loads(tree.timings.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return {}
     return timings if isinstance(timings, dict) else {}
 
 
-def last_seconds(layout: OutputTree, profile: str, name: str) -> float:
-    """How long ``name`` took at ``profile`` when last run into ``layout`` (inf if unknown)."""
-    record = load_timings(layout).get(profile, {}).get(name, {})
+def last_seconds(tree: OutputTree, profile: str, name: str) -> float:
+    """How long ``name`` took at ``profile`` when last run into ``tree`` (inf if unknown)."""
+    record = load_timings(tree).get(profile, {}).get(name, {})
     seconds = record.get("seconds") if isinstance(record, dict) else None
     return float(seconds) if isinstance(seconds, (int, float)) else float("inf")
 
 
 def record_timings(
-    layout: OutputTree,
+    tree: OutputTree,
     profile: str,
     results: Iterable[object],
     jobs: int,
     now: datetime | None = None,
     sources: Mapping[str, Mapping[str, str]] | None = None,
 ) -> Path:
-    """Add or replace the entries of the executed (not cached) ``results`` in ``layout.timings``.
+    """Add or replace the entries of the executed (not cached) ``results`` in ``tree.timings``.
 
     ``sources``: the sources each notebook ran, by name (:func:`~._timings.run_sources`), kept with
     its time so that a time of other sources is known as such (:func:`~._timings.staleness`); a
     time that includes numba's compiling is marked ``compiled``.
     """
-    timings = load_timings(layout)
+    timings = load_timings(tree)
     date = (now or datetime.now(timezone.utc)).strftime("%Y-%m-%d %H:%M UTC")
     entries = timings.setdefault(profile, {})
     for r in results:
@@ -361,4 +361,4 @@ def record_timings(
             entry = {"seconds": round(r.seconds, 2), "jobs": jobs, "date": date, "ok": bool(r.ok)}
             entry |= {"compiled": True} if getattr(r, "compiled", False) else {}
             entries[r.notebook] = entry | dict((sources or {}).get(r.notebook, {}))
-    return atomic_write_json(layout.timings, timings, sort_keys=True)
+    return atomic_write_json(tree.timings, timings, sort_keys=True)

@@ -83,22 +83,22 @@ def run_notebook(run: PlannedRun, cell_started: CellStarted | None = None) -> Ch
         import jupytext  # noqa: F401  (loaded before anything is staged; _execute uses them)
         import papermill  # noqa: F401
 
-        layout, executed = run.tree, run.executed
-        stage = staging_tree(layout, run.notebook)
+        executed = run.executed
+        stage = staging_tree(run.tree, run.notebook)
         staged = stage.notebooks / executed.name
         start, kernels = time.perf_counter(), cache_state()
         failure = _execute(run, stage, staged, cell_started)
         seconds, compiled = time.perf_counter() - start, cache_state() != kernels
         record = complete_run(run, stage.claims)
         if failure is not None and (record is None or getattr(failure, "ename", None) != "ClaimCheckError"):
-            return _failed(run, stage, seconds, describe_failure(failure, staged, layout.root))
+            return _failed(run, stage, seconds, describe_failure(failure, staged, run.tree.root))
         if record is None:  # every cell ran, yet the record is not complete
             error = "IncompleteRecord: the chapter ended without ClaimLog.conclude() in its last cell"
             return _failed(run, stage, seconds, error)
         try:
             figures = _put_in_place(run, stage, record, seconds)
         except Exception as exc:  # the outputs are not in place, or the next run cannot know they are
-            return _failed(run, stage, seconds, describe_failure(exc, staged, layout.root))
+            return _failed(run, stage, seconds, describe_failure(exc, staged, run.tree.root))
         shutil.rmtree(stage.root, ignore_errors=True)
         return completed_run(run, record, seconds, compiled=compiled, figures=figures)
     except Exception as exc:  # a failure it did not report (a bug): a failed result too

@@ -42,26 +42,26 @@ def seed_runs(
     source: Path,
     parameters: Mapping[str, Any],
     profile: str,
-    layout: OutputTree,
+    tree: OutputTree,
     seeds: int,
     fingerprint: str,
     point: str = "",
 ) -> list[PlannedRun]:
     """The runs of one notebook in a sweep of ``seeds`` seeds: the book's first, then the others.
 
-    The further seeds (``seed + 1``, ...) run into trees of their own under ``layout``; a notebook
+    The further seeds (``seed + 1``, ...) run into trees of their own under ``tree``; a notebook
     without an integer ``seed`` runs once. Every run is given ``profile`` and its ``output_dir``
     (``point``: the point of a grid they run at, which names them).
     """
     base = int_seed(parameters)
     runs = []
     for i in range(seeds if base is not None else 1):
-        tree = layout if i == 0 else output_tree(layout.seed_root(base + i))
+        into = tree if i == 0 else output_tree(tree.seed_root(base + i))
         seeded = {**parameters, "seed": base + i} if i else parameters
         # output_dir is relative to the executed notebook's folder, where papermill, nbval and Jupyter run it
-        injected = {**seeded, "profile": profile, "output_dir": os.path.relpath(tree.root, tree.notebooks)}
+        injected = {**seeded, "profile": profile, "output_dir": os.path.relpath(into.root, into.notebooks)}
         key = run_key(source, injected, fingerprint)
-        runs.append(PlannedRun(source, injected, tree, key, i > 0, fingerprint, point))
+        runs.append(PlannedRun(source, injected, into, key, i > 0, fingerprint, point))
     return runs
 
 
@@ -172,15 +172,15 @@ def planned_runs(
     profile = first.record.profile
     if any(c.record.profile != profile or c.jobs != first.jobs for c in checked):
         raise ValueError("the runs of one plan share their profile and jobs")
-    layouts = {c.tree: output_tree(c.tree) for c in checked}
-    runs = _every_run(checked, layouts, profile)
+    tree_of = {c.tree: output_tree(c.tree) for c in checked}
+    runs = _every_run(checked, tree_of, profile)
     trees = tuple(dict.fromkeys(run.tree for run in runs))
     warm = [sys.executable, "-c", "import matplotlib.font_manager"]  # in a process of its own
     subprocess.run(warm, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
     with ExitStack() as locks:
-        for c in sorted(checked, key=lambda c: str(layouts[c.tree].root)):
-            locks.enter_context(output_lock(layouts[c.tree].root, wait=wait, log=log))
-            claim_tree(layouts[c.tree].root, c.record)
+        for c in sorted(checked, key=lambda c: str(tree_of[c.tree].root)):
+            locks.enter_context(output_lock(tree_of[c.tree].root, wait=wait, log=log))
+            claim_tree(tree_of[c.tree].root, c.record)
         for tree in trees:
             remove_leftovers(tree)
         cached, rerun = _cached_runs(runs, force)
@@ -194,15 +194,15 @@ def planned_runs(
 
 
 def _every_run(
-    checked: Sequence[CheckedRun], layouts: Mapping[Path, OutputTree], profile: str
+    checked: Sequence[CheckedRun], tree_of: Mapping[Path, OutputTree], profile: str
 ) -> tuple[PlannedRun, ...]:
-    """Every run of ``checked``: each chosen notebook at each seed, into its tree (``layouts``)."""
+    """Every run of ``checked``: each chosen notebook at each seed, into its tree (``tree_of`` its path)."""
     fingerprint = package_fingerprint()
     return tuple(
         run
         for c in checked
         for source, parameters in c.chosen
-        for run in seed_runs(source, parameters, profile, layouts[c.tree], c.seeds, fingerprint, c.point)
+        for run in seed_runs(source, parameters, profile, tree_of[c.tree], c.seeds, fingerprint, c.point)
     )
 
 
