@@ -36,7 +36,6 @@ QUICK_RUN_FIXTURES = frozenset({"quick_run", "built_book", "book_copy"})
 #: tests that read it, so that none is left running alone on one worker at the end of the session.
 LONGEST_QUICK_RUN_TESTS = (
     "test_nbval_reproduces_every_output",
-    "test_a_notebook_with_an_error_fails_the_build",
     "test_the_book_builds_with_benchmark_results",
     "test_a_p_run_of_one_chapter_renders_as_a_book_of_its_own_labelled_by_its_run_record",
 )

@@ -3,10 +3,12 @@
 A book is built from one output tree (:mod:`._trees`; an unrun chapter gets a page saying so).
 First every record the book reads is checked (:func:`._trees.verify_tree`: a damaged one is
 refused in one line naming it and the command that remakes it); then the generated pages are
-written into the tree (:mod:`._report`, the project's ``benchmarks.page``); then jupyter-book builds the book
-with ``-W -n --keep-going``, so any warning fails the build (:mod:`.sphinx_ext` warns about every
-broken notebook). Where Chromium is installed, the whole book is then printed to one PDF inside
-the HTML book (:func:`make_pdf`, :mod:`._pdf`).
+written into the tree (:mod:`._report`, the project's ``benchmarks.page``); a broken executed
+notebook (an error, stderr output: :func:`broken_notebooks`) then fails the build at once; else
+jupyter-book builds the book with ``-W -n --keep-going``, so any warning fails the build
+(:mod:`.sphinx_ext` warns about a broken notebook too, for a build that does not start here).
+Where Chromium is installed, the whole book is then printed to one PDF inside the HTML book
+(:func:`make_pdf`, :mod:`._pdf`).
 
 The build is atomic. A book goes to a *site* folder (``<root>/_build``, or ``DIR/_book`` for
 ``ntpnb book --run DIR``) as ``<site>/html``. A build removes stopped builds' staging folders
@@ -40,6 +42,7 @@ from ..records._manifest import manifest_path
 from ..records._places import notebook_sources, subfolder
 from ..records._tree import RUN_RECORD_NAME
 from ..settings import STOP_CHECK_SECONDS
+from ._executed import notebook_problems
 from ._pdf import PDF_ENV, PDF_NAME, SCREENSHOT_CHAPTER, SCREENSHOT_NAME, missing_printer, single_page
 from ._report import read_tree, verdict_summary, write_report
 from ._trees import BOOK_SITE_DIRNAME, RUN_SITE_DIRNAME, BookTree, describe_unrunnable, shown, verify_tree
@@ -389,7 +392,26 @@ def build_book(book: BookTree, pdf: bool = True) -> int:
     print(f"ntpnb: verdicts of the last runs: {verdict_summary(pages.results)}")
     print(f"ntpnb: wrote the benchmarks page {shown(write_benchmarks_page(book))}")
     site = book.root / BOOK_SITE_DIRNAME if book.own else book.tree.root / RUN_SITE_DIRNAME
+    broken = broken_notebooks(book)
+    if broken:  # the build would fail on them: say so before Sphinx reads a page
+        _print_failed_build(broken, site / HTML_DIRNAME)
+        return 1
     return build_site(site, lambda source: stage_sources(book, source, missing), book.book_command(), pdf)
+
+
+def broken_notebooks(book: BookTree) -> list[str]:
+    """What keeps ``book``'s executed chapters out of the book, one line each (none: it can be built).
+
+    The same problems (:func:`~._executed.notebook_problems`) that the Sphinx extension warns of,
+    which ``-W`` makes fatal, found before the build starts.
+    """
+    executed = (book.tree.notebooks / f"{name}.ipynb" for name in book.chapters())
+    return [
+        f"executed notebook {path.name}: {problem}"
+        for path in executed
+        if path.is_file()
+        for problem in notebook_problems(path)
+    ]
 
 
 def build_site(site: Path, sources: Callable[[Path], None], command: str, pdf: bool = True) -> int:
@@ -424,7 +446,7 @@ def build_site(site: Path, sources: Callable[[Path], None], command: str, pdf: b
                 errno_ = disk_errno(output, stage.path)
                 if errno_ is not None:
                     raise site_error(site, OSError(errno_, os.strerror(errno_)), command)
-                _print_failed_build(output, target)
+                _print_failed_build(build_messages(output), target)
                 return code
             swap_in(stage, target)
     except OSError as exc:
@@ -435,8 +457,8 @@ def build_site(site: Path, sources: Callable[[Path], None], command: str, pdf: b
     return 0
 
 
-def _print_failed_build(output: str, target: Path) -> None:
-    """Say (to standard error) the messages of a failed build's ``output``, and whether a book is kept."""
-    print("\n".join(build_messages(output)), file=sys.stderr)
+def _print_failed_build(messages: Sequence[str], target: Path) -> None:
+    """Say (to standard error) why a build failed, one message a line, and whether a book is kept."""
+    print("\n".join(messages), file=sys.stderr)
     kept = f"the last complete book in {shown(target)} is kept" if target.is_dir() else "no book"
     print(f"ntpnb: the book build failed ({kept}); its messages are above", file=sys.stderr)

@@ -1,10 +1,11 @@
-"""An executed notebook, read as JSON of a notebook's shape, or refused in one line naming the file.
+"""An executed notebook read (or refused in one line naming the file), and what keeps it out of the book.
 
 Everything of the book that reads an executed notebook (the report's sections and titles, the
 Sphinx extension's check, ``ntpnb compare``, the check of a tree before a build) reads it with
 :func:`read_notebook`, never meeting a traceback from deep inside a page generator. The shape
 asked for is what those readers use, not a full nbformat validation (the runner wrote these files
-with nbformat; this catches what damage and hand-made files bring).
+with nbformat; this catches what damage and hand-made files bring). :func:`notebook_problems`
+says what keeps a notebook that reads out of the book (an error, stderr output, a bad figure cell).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from ..chapter._plotting import figure_cell_problems
 from ..errors import PathError
 
 
@@ -72,3 +74,39 @@ def read_notebook(path: Path) -> dict[str, Any]:
     if problem := _shape_problem(data):
         raise PathError(f"the executed notebook {path} is not a notebook: {problem}")
     return data
+
+
+#: The source of a chapter's last cell, which fails it with the list of its failed claim checks.
+CONCLUDING_CELL = "claims.conclude()"
+
+
+def notebook_problems(path: Path) -> list[str]:
+    """Problems of an executed notebook: errors, stderr output, papermill's exception flag.
+
+    A figure without a caption, name or alt text (:func:`figure_cell_problems`) is one too.
+    The chapter's concluding error (:data:`CONCLUDING_CELL` raising ``ClaimCheckError``) is
+    none: every cell ran, and the report gives the failed checks their verdict.
+    """
+    try:
+        nb = read_notebook(path)
+    except PathError as exc:
+        return [str(exc)]
+    problems = []
+    concluded = False
+    for index, cell in enumerate(nb["cells"]):
+        source = "".join(cell.get("source", ""))
+        if cell.get("cell_type") == "code":
+            for problem in figure_cell_problems(source, cell.get("metadata", {})):
+                problems.append(f"cell {index} shows a figure: {problem}")
+        for out in cell.get("outputs", []):
+            if out.get("output_type") == "error":
+                if source.strip() == CONCLUDING_CELL and out.get("ename") == "ClaimCheckError":
+                    concluded = True
+                else:
+                    problems.append(f"cell {index} raised {out.get('ename')}: {out.get('evalue')}")
+            elif out.get("output_type") == "stream" and out.get("name") == "stderr":
+                text = "".join(out.get("text", ""))[:200].strip()
+                problems.append(f"cell {index} wrote to stderr: {text}")
+    if nb.get("metadata", {}).get("papermill", {}).get("exception") and (problems or not concluded):
+        problems.insert(0, "papermill recorded an exception during execution")
+    return problems

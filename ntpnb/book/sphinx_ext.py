@@ -1,7 +1,8 @@
 """Sphinx extension of the book: broken notebooks fail the build; offline math; chapter buttons.
 
-* Every executed notebook with a problem (:func:`_notebook_problems`) is a warning, which ``-W``
-  makes fatal: the book renders executed notebooks without executing them.
+* Every executed notebook with a problem (:func:`~._executed.notebook_problems`) is a warning,
+  which ``-W`` makes fatal: the book renders executed notebooks without executing them
+  (``ntpnb book`` refuses such a tree before Sphinx starts; this check serves any other build).
 * Math without network: with a relative ``mathjax_path`` (``_config.yml``), MathJax is served from
   the package ``sphinx-mathjax-offline``.
 * Each chapter page gets a Binder button and a download button for its Jupytext source
@@ -33,7 +34,6 @@ from sphinx.errors import ExtensionError
 from sphinx.util import logging
 from sphinx.util.osutil import relative_uri
 
-from ..chapter._plotting import figure_cell_problems
 from ..errors import PathError
 from ..records._places import DEFAULT_OUTPUT_DIRNAME, OutputTree
 from . import _api_reference as api_reference
@@ -41,7 +41,7 @@ from . import _pictures as pictures
 from . import _scoreboard as scoreboard
 from . import _words as words
 from ._binder import DEFAULT_BINDERHUB, binder_url, source_of_chapter
-from ._executed import read_notebook
+from ._executed import notebook_problems
 from ._footers import Footers, read_footers
 from ._pdf import PDF_ENV
 
@@ -56,42 +56,6 @@ DEFAULT_FOOTER_ITEMS = ("author.html", "copyright.html")
 logger = logging.getLogger(__name__)
 
 
-#: The source of a chapter's last cell, which fails it with the list of its failed claim checks.
-CONCLUDING_CELL = "claims.conclude()"
-
-
-def _notebook_problems(path: Path) -> list[str]:
-    """Problems of an executed notebook: errors, stderr output, papermill's exception flag.
-
-    A figure without a caption, name or alt text (:func:`figure_cell_problems`) is one too.
-    The chapter's concluding error (:data:`CONCLUDING_CELL` raising ``ClaimCheckError``) is
-    none: every cell ran, and the report gives the failed checks their verdict.
-    """
-    try:
-        nb = read_notebook(path)
-    except PathError as exc:
-        return [str(exc)]
-    problems = []
-    concluded = False
-    for index, cell in enumerate(nb["cells"]):
-        source = "".join(cell.get("source", ""))
-        if cell.get("cell_type") == "code":
-            for problem in figure_cell_problems(source, cell.get("metadata", {})):
-                problems.append(f"cell {index} shows a figure: {problem}")
-        for out in cell.get("outputs", []):
-            if out.get("output_type") == "error":
-                if source.strip() == CONCLUDING_CELL and out.get("ename") == "ClaimCheckError":
-                    concluded = True
-                else:
-                    problems.append(f"cell {index} raised {out.get('ename')}: {out.get('evalue')}")
-            elif out.get("output_type") == "stream" and out.get("name") == "stderr":
-                text = "".join(out.get("text", ""))[:200].strip()
-                problems.append(f"cell {index} wrote to stderr: {text}")
-    if nb.get("metadata", {}).get("papermill", {}).get("exception") and (problems or not concluded):
-        problems.insert(0, "papermill recorded an exception during execution")
-    return problems
-
-
 def _check(_app: Sphinx, env: BuildEnvironment) -> None:
     # every document, every build: an unchanged notebook that Sphinx does not re-read is
     # checked again, so a second build cannot pass where the first one failed
@@ -99,7 +63,7 @@ def _check(_app: Sphinx, env: BuildEnvironment) -> None:
         path = Path(env.doc2path(docname))
         if path.suffix != ".ipynb":
             continue
-        for problem in _notebook_problems(path):
+        for problem in notebook_problems(path):
             logger.warning(f"executed notebook {path.name}: {problem}", location=docname)
 
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 import dataclasses
 import json
 import re
+import subprocess
+import sys
 from html import unescape as html_unescape
 from html.parser import HTMLParser
 from pathlib import Path
@@ -296,23 +298,45 @@ def test_chapter_sources_are_published_for_download(built_book):
         assert (html / "_sources" / "outputs" / "notebooks" / f"{source.stem}.ipynb").is_file()
 
 
-def test_a_notebook_with_an_error_fails_the_build(book_copy):
-    path = book_copy / "outputs" / "notebooks" / "01_entropy_separability.ipynb"
+def break_chapter_1(root: Path) -> None:
+    """Give chapter 1's executed notebook in ``root/outputs`` an error, as if its run had written it."""
+    path = root / "outputs" / "notebooks" / "01_entropy_separability.ipynb"
     nb = json.loads(path.read_text())
     cell = next(c for c in nb["cells"] if c["cell_type"] == "code")
     cell["outputs"].append(
         {"output_type": "error", "ename": "ClaimCheckError", "evalue": "A2 broke", "traceback": []}
     )
     path.write_text(json.dumps(nb))
-    # as if its run had written it so (its manifest vouches for it): the Sphinx extension catches it
+    # its manifest vouches for it, so the tree's check (verify_tree) lets it through
     manifest = load_manifest(path)
-    digests = {**manifest.outputs, **output_digests(book_copy / "outputs", [path])}
+    digests = {**manifest.outputs, **output_digests(root / "outputs", [path])}
     write_manifest(path, dataclasses.replace(manifest, outputs=digests))
+
+
+def test_a_notebook_with_an_error_fails_the_build_before_sphinx_starts(book_copy):
+    break_chapter_1(book_copy)
     for attempt in ("first build", "second build, nothing changed"):
         proc = build_book(book_copy)
+        said = proc.stdout + proc.stderr
         assert proc.returncode != 0, attempt
-        assert "01_entropy_separability.ipynb: cell" in proc.stdout + proc.stderr, attempt
-        assert "ClaimCheckError: A2 broke" in proc.stdout + proc.stderr, attempt
+        assert "executed notebook 01_entropy_separability.ipynb: cell" in said, attempt
+        assert "ClaimCheckError: A2 broke" in said, attempt
+        assert "the book build failed (no book)" in said, attempt
+        assert not (book_copy / "_build").exists(), attempt  # no site folder: jupyter-book never ran
+
+
+def test_the_sphinx_extension_fails_every_build_of_a_notebook_with_an_error(book_copy):
+    """A build that ``ntpnb book`` does not start (``jupyter-book build``) fails on it too, each time."""
+    break_chapter_1(book_copy)
+    (book_copy / "_toc.yml").write_text("format: jb-book\nroot: outputs/notebooks/01_entropy_separability\n")
+    jupyter_book = Path(sys.executable).parent / "jupyter-book"
+    build = [str(jupyter_book), "build", str(book_copy), "-W", "-n", "--keep-going"]
+    for attempt in ("first build", "second build, nothing changed"):  # the second reads no page again
+        proc = subprocess.run(build, cwd=book_copy, capture_output=True, text=True)
+        said = proc.stdout + proc.stderr
+        assert proc.returncode != 0, attempt
+        assert "executed notebook 01_entropy_separability.ipynb: cell" in said, attempt
+        assert "ClaimCheckError: A2 broke" in said, attempt
 
 
 _BADGE = re.compile(
