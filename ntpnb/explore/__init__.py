@@ -27,7 +27,7 @@ from ._boundaries import Boundary
 from ._decide import CheckMap, check_maps
 from ._draw import MapLabels, Mark, draw_map, fit_title, shared_legend
 from ._grid import Axis, Grid, split_parameters
-from ._results import GridResults, PointRun, point_check, run_grid
+from ._results import GridResults, point_check, point_run, run_grid
 from ._words import boundary_summary, format_by_point, seed_means, summary_lines
 
 #: The grid, the maps a chapter draws in its kernel, and what the command line calls.
@@ -38,7 +38,7 @@ __all__ = [
     "Boundary",
     "CheckMap",
     "GridResults",
-    "PointRun",
+    "point_run",
     "run_grid",
     "point_check",
     "check_maps",

@@ -24,9 +24,10 @@ from typing import Any
 from ..book._verdicts import Series, keyed
 from ..errors import InvalidDataError
 from ..records._checks import Check, check_label
+from ..records._run import ChapterRun
 from ._boundaries import Boundary, boundaries
 from ._grid import point_label
-from ._results import GridResults, PointKey, PointRun
+from ._results import GridResults, PointKey
 
 
 @dataclass(frozen=True)
@@ -80,14 +81,15 @@ def point_decision(checks: Mapping[int, Check], complete: bool) -> bool | None:
     return series.established if series.decidable else None
 
 
-def _runs_by_point(results: GridResults) -> dict[PointKey, dict[int, PointRun]]:
-    by_point: dict[PointKey, dict[int, PointRun]] = {results.key(p): {} for p in results.grid.points()}
+def _runs_by_point(results: GridResults) -> dict[PointKey, dict[int, ChapterRun]]:
+    keys = {point_label(p): results.key(p) for p in results.grid.points()}
+    by_point: dict[PointKey, dict[int, ChapterRun]] = {key: {} for key in keys.values()}
     for run in results.runs:
-        key = results.key(run.point)
-        if key not in by_point:
-            raise InvalidDataError(f"a run at {point_label(run.point)} is not a point of the grid")
+        key = keys.get(run.point)
+        if key is None:
+            raise InvalidDataError(f"a run at {run.point} is not a point of the grid")
         if run.seed in by_point[key]:
-            raise InvalidDataError(f"{point_label(run.point)} has two runs at seed {run.seed}")
+            raise InvalidDataError(f"{run.point} has two runs at seed {run.seed}")
         by_point[key][run.seed] = run
     return by_point
 
@@ -112,7 +114,7 @@ def check_maps(results: GridResults) -> list[CheckMap]:
 
 def _check_map(
     results: GridResults,
-    by_point: Mapping[PointKey, Mapping[int, PointRun]],
+    by_point: Mapping[PointKey, Mapping[int, ChapterRun]],
     at_points: Mapping[PointKey, Mapping[int, Check]],
 ) -> CheckMap:
     """The map of one check from its records ``at_points`` (point -> seed -> check).

@@ -21,7 +21,7 @@ from ..records._places import EXPLORE_RECORD, OutputTree
 from ..records._run import ChapterRun, load_chapter_run
 from ._grid import Axis, Grid, point_label
 from ._grid import value_text as parameter_text
-from ._results import GridResults, PointRun, checked_map_grid, checked_seeds
+from ._results import GridResults, checked_map_grid, checked_seeds, point_run
 
 
 def _axis_of(data: Mapping[str, Any]) -> Axis:
@@ -116,7 +116,7 @@ def _book_record(tree: OutputTree, chapter: str, seed: int, point: Mapping[str, 
 
 def _point_runs(
     tree: Path, explore: _ExploreRecord, folder: str, point: Mapping[str, Any]
-) -> tuple[list[PointRun], list[str]]:
+) -> tuple[list[ChapterRun], list[str]]:
     """The verified runs of one point at every seed, and why any seed's run is not counted."""
     point_tree = OutputTree(tree / folder)
     first, *others = explore.seeds
@@ -126,7 +126,8 @@ def _point_runs(
         return [], [f"{label}: seed {first} is not counted ({book}), nor the point's other seeds"]
     if book.profile != explore.profile:
         return [], [f"{label}: it ran at the {book.profile} profile, the grid at {explore.profile}"]
-    runs, notes = [PointRun(dict(point), first, book.checks, parameters=book.parameters or {})], []
+    runs = [point_run(point, first, book.checks, parameters=book.parameters, notebook=book.notebook)]
+    notes: list[str] = []
     for seed in others:
         seed_tree = point_tree.seed_trees().get(seed, OutputTree(point_tree.seed_root(seed)))
         if (seed_tree.claims / f"{explore.chapter}.json").exists() and not (
@@ -137,7 +138,7 @@ def _point_runs(
                 raise NTPError(problem)
         found = seed_record(point_tree, seed, seed_tree, book)
         if isinstance(found, ChapterRun):
-            runs.append(PointRun(dict(point), seed, found.checks))
+            runs.append(point_run(point, seed, found.checks, notebook=found.notebook))
         else:
             notes.append(f"{label}: seed {seed} is not counted ({found or 'it has not run'})")
     return runs, notes
@@ -174,7 +175,7 @@ def load_explore(tree: str | Path) -> GridResults:
             ) from None
         runs += found
         notes += why
-        if found and (below := _below_budget(found[0].parameters, explore.budgets)):
+        if found and (below := _below_budget(found[0].parameters or {}, explore.budgets)):
             short[tuple(point[a.name] for a in explore.grid.axes)] = below
     title = f"{explore.chapter} across {' and '.join(a.name for a in explore.grid.axes)}"
     return GridResults(

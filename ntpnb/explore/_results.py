@@ -1,6 +1,7 @@
 """A grid's results: every check made at every point of a :class:`~ntpnb.explore._grid.Grid` and every seed.
 
-:class:`GridResults` holds them, one :class:`PointRun` per point and seed: run in process by
+:class:`GridResults` holds them, one run per point and seed (a :class:`~ntpnb.records._run.ChapterRun`
+labelled by its point, :func:`point_run`): run in process by
 :func:`run_grid` (a chapter's grids, each check made by :func:`point_check`), or read from an
 explore tree by :func:`~ntpnb.explore._read.load_explore`.
 """
@@ -15,24 +16,36 @@ from .._samples import Sample
 from ..chapter._claims import decided_check
 from ..errors import InvalidDataError
 from ..records._checks import Check
+from ..records._run import ChapterRun
 from ._grid import Grid, point_label
 
 #: A point's values, in axis order: the key of a map's values.
 PointKey = tuple
 
 
-@dataclass(frozen=True)
-class PointRun:
-    """The checks one run made at one point of a grid and one seed."""
+def point_run(
+    point: Mapping[str, Any],
+    seed: int,
+    checks: Sequence[Check],
+    *,
+    complete: bool = True,
+    parameters: Mapping[str, Any] | None = None,
+    notebook: str = "",
+) -> ChapterRun:
+    """The run of one point of a grid at one seed: a chapter's run labelled by its point.
 
-    point: Mapping[str, Any]
-    seed: int
-    #: :class:`~ntpnb.chapter._claims.Check`, as the run recorded them.
-    checks: tuple[Check, ...]
-    #: False: the run failed or stopped, its checks are partial.
-    complete: bool = True
-    #: The parameters it ran with, as its record says ({} in process).
-    parameters: Mapping[str, Any] = field(default_factory=dict)
+    ``point``'s label (:func:`~ntpnb.explore._grid.point_label`) names it, as the runner names an
+    explore's runs; ``complete`` False: the run failed or stopped, its checks are partial;
+    ``parameters``: what it ran with, as its record says (None in process).
+    """
+    return ChapterRun(
+        notebook,
+        checks=tuple(checks),
+        seed=seed,
+        complete=complete,
+        parameters=parameters,
+        point=point_label(point),
+    )
 
 
 @dataclass(frozen=True)
@@ -41,7 +54,8 @@ class GridResults:
 
     grid: Grid
     seeds: tuple[int, ...]
-    runs: tuple[PointRun, ...]
+    #: One run a point and seed (:func:`point_run`), labelled by its point.
+    runs: tuple[ChapterRun, ...]
     title: str = ""
     #: The chapter that ran ("" in process), its profile and its single-valued ``-p`` overrides.
     chapter: str = ""
@@ -135,7 +149,7 @@ def run_grid(
                     f"measure({point_label(point)}, seed {seed}) returned {type(wrong[0]).__name__}, "
                     "not a Check (make each with point_check)"
                 )
-            runs.append(PointRun(dict(point), seed, checks))
+            runs.append(point_run(point, seed, checks))
             if progress is not None:
                 progress(len(runs), total)
     return GridResults(grid, seeds, tuple(runs), title)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import io
 import itertools
 import json
@@ -23,14 +24,15 @@ from ntpnb.explore import (
     Boundary,
     Grid,
     GridResults,
-    PointRun,
     check_maps,
     draw_map,
     point_check,
+    point_run,
     run_grid,
     summary_lines,
 )
 from ntpnb.explore._folder import write_maps
+from ntpnb.explore._grid import point_label
 from ntpnb.explore._read import load_explore
 from ntpnb.records._files import is_temporary
 from ntpnb.records._places import output_tree
@@ -106,7 +108,7 @@ def test_a_flip_back_gives_two_boundaries_and_the_seeds_share_is_per_seed():
 
 def without(results, point, seed):
     """``results`` without the run at ``point`` and ``seed`` (a run that did not happen)."""
-    runs = tuple(r for r in results.runs if (dict(r.point), r.seed) != (point, seed))
+    runs = tuple(r for r in results.runs if (r.point, r.seed) != (point_label(point), seed))
     return GridResults(results.grid, results.seeds, runs)
 
 
@@ -125,9 +127,7 @@ def test_an_undecided_point_breaks_the_bracket_and_says_so():
     (error, _) = check_maps(without(results, {"lr": 5}, 1))
     assert error.holds[(5,)] is False
     # a run that stopped counts as not run, and its checks as far as they went
-    runs = tuple(
-        PointRun(r.point, r.seed, r.checks, complete=(r.point["lr"], r.seed) != (2, 0)) for r in results.runs
-    )
+    runs = tuple(dataclasses.replace(r, complete=(r.point, r.seed) != ("lr=2", 0)) for r in results.runs)
     (error, _) = check_maps(GridResults(LINE, (0, 1), runs))
     assert error.holds[(2,)] is None and error.share[(2,)] == 1.0
 
@@ -181,7 +181,7 @@ def test_a_statistical_check_is_decided_on_its_trials_pooled_over_the_seeds_as_t
         records = {
             r.seed: ChapterRun(CHAPTER, "quick", r.checks, seed=r.seed, complete=True)
             for r in results.runs
-            if r.point["shift"] == shift
+            if r.point == point_label({"shift": shift})
         }
         (series,) = series_of(Sweep(records[0], records))
         assert m.holds[(shift,)] is series.established
@@ -218,7 +218,7 @@ def test_grids_and_results_refuse_what_is_not_a_grid():
     progress = []
     run_grid(LINE, (0, 1), below(1), progress=lambda done, total: progress.append((done, total)))
     assert progress == [(i, 12) for i in range(1, 13)]
-    stray = PointRun({"lr": 9}, 0, ())
+    stray = point_run({"lr": 9}, 0, ())
     with pytest.raises(InvalidDataError, match="lr=9 is not a point of the grid"):
         check_maps(GridResults(LINE, (0,), (stray,)))
 
