@@ -118,7 +118,8 @@ def _timed(
 
     Returns the book seed's timings, the wall time and the notebook seconds.
     """
-    from ntpnb.records import load_timings, output_tree
+    from ntpnb.chapter import output_tree
+    from ntpnb.records import load_timings
     from ntpnb.runner import reproduce
 
     start = time.perf_counter()

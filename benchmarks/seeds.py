@@ -60,7 +60,8 @@ def outcomes_of_tree(tree: Path) -> list[SeedOutcome]:
     A chapter completed at a seed when the tree of that seed holds its claims record, and stopped
     when it holds its failure record (``failed/<chapter>.json``, whose ``error`` is the reason).
     """
-    from ntpnb.records import load_chapter_run, output_tree
+    from ntpnb.chapter import output_tree
+    from ntpnb.records import load_chapter_run
 
     outputs = output_tree(tree)
     run = json.loads((outputs.root / "run.json").read_text(encoding="utf-8"))
@@ -92,7 +93,7 @@ def verdicts_of_tree(tree: Path) -> dict[str, tuple[str, str]]:
     so a verdict here is the one the report would give had the book run at these seeds.
     """
     from ntpnb.book import read_tree
-    from ntpnb.records import output_tree
+    from ntpnb.chapter import output_tree
 
     return {cid: (v.verdict, v.why) for cid, v in read_tree(output_tree(tree)).results.items()}
 

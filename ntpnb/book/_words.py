@@ -6,7 +6,8 @@ table a word is read as a unit (an id, a number, a name), so every word of a tab
 such a break opportunity is kept on one line (:func:`split_words` finds them; the Sphinx handler
 :func:`keep_table_words` wraps them in an ``ntpnb-word`` span, whose CSS forbids the break;
 :func:`words_html` does the same for the book's own raw HTML). A table too wide for a phone
-then scrolls sideways inside its own box.
+then scrolls sideways inside its own box. Likewise inline math keeps the punctuation that closes
+it on its line (:func:`keep_math_punctuation`): no line of prose starts with ``)``.
 """
 
 from __future__ import annotations
@@ -77,6 +78,36 @@ def keep_table_words(_app: Sphinx, doctree: nodes.document, _docname: str) -> No
                 parent.insert(index + offset, node)
 
 
+#: Closing punctuation right after inline math (``$x$),``), which belongs to the math's line.
+_CLOSING = re.compile(r"[)\]},.;:!?]+")
+
+
+def keep_math_punctuation(_app: Sphinx, doctree: nodes.document, _docname: str) -> None:
+    """Keep the punctuation that closes inline math on the math's line: no line starts with ``)``.
+
+    The browser may end a line between a typeset formula and the text after it, so that a line
+    starts with ``),`` or ``;``. Each inline math node followed by closing punctuation is wrapped,
+    with that punctuation, in an ``ntpnb-word`` span (``white-space: nowrap``).
+    """
+    for math in list(doctree.findall(nodes.math)):
+        parent = math.parent
+        if parent is None:
+            continue
+        index = parent.index(math)
+        after = parent[index + 1] if index + 1 < len(parent) else None
+        closing = _CLOSING.match(str(after)) if isinstance(after, nodes.Text) else None
+        if closing is None:
+            continue
+        rest = str(after)[closing.end() :]
+        parent.remove(after)
+        parent.remove(math)
+        kept = nodes.inline("", "", math, nodes.Text(closing.group()), classes=[WORD_CLASS])
+        parent.insert(index, kept)
+        if rest:
+            parent.insert(index + 1, nodes.Text(rest))
+
+
 def setup(app: Sphinx) -> None:
-    """Keep the words of every table cell of the book whole."""
+    """Keep the words of every table cell of the book whole, and inline math with its punctuation."""
+    app.connect("doctree-resolved", keep_math_punctuation)  # first: its punctuation is then inside a span
     app.connect("doctree-resolved", keep_table_words)

@@ -33,7 +33,7 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
     """Run the notebooks, say which failed, the verdicts across the seeds, and what to do next."""
     from ..book import CHECK_FAILED
     from ..chapter._parameters import parse_overrides
-    from ..records import output_tree
+    from ..records._places import output_tree
     from ..runner import reproduce
 
     results = reproduce(

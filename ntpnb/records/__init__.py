@@ -5,7 +5,7 @@ the core: nothing here imports :mod:`ntpnb.chapter`, :mod:`ntpnb.runner`, :mod:`
 :mod:`ntpnb.explore` or the command line. Each module's docstring says what it holds.
 """
 
-from ._checks import PROFILE_NAMES, Artifact
+from ._checks import PROFILE_NAMES
 from ._commit import source_commit
 from ._files import atomic_write_text
 from ._lock import output_lock
@@ -15,7 +15,6 @@ from ._places import (
     exploratory_output_dir,
     find_project_root,
     notebook_sources,
-    output_tree,
     tree_root,
 )
 from ._platform import format_platform, platform_info
@@ -23,9 +22,9 @@ from ._run import load_chapter_run
 from ._timings import Timings, load_timings
 from ._tree import load_tree_record
 
-#: What the command line, the runner's callers and the benchmarks read: trees, records, writes.
+#: What the command line, the runner's callers and the benchmarks read: trees, records, writes
+#: (a notebook's tree, ``output_tree``, and its stored values, ``Artifact``: from :mod:`ntpnb.chapter`).
 __all__ = [
-    "Artifact",
     "DEFAULT_OUTPUT_DIRNAME",
     "OutputTree",
     "PROFILE_NAMES",
@@ -39,7 +38,6 @@ __all__ = [
     "load_tree_record",
     "notebook_sources",
     "output_lock",
-    "output_tree",
     "platform_info",
     "source_commit",
     "tree_root",

@@ -204,7 +204,8 @@ TABLES = """() => {
 
 #: At the width the page is laid out at: its height (every block closed), the words broken inside
 #: a table's cells or a report card's field names (a word whose characters are laid out on two
-#: lines), where its first visible figure starts, and where the scoreboard's first claim (its badge
+#: lines), the lines of prose that start with the punctuation closing the line before, where its
+#: first visible figure starts, and where the scoreboard's first claim (its badge
 #: and its short statement) ends, if the page has a scoreboard.
 LAYOUT = """() => {
     const main = document.querySelector('main') || document.body;
@@ -223,12 +224,37 @@ LAYOUT = """() => {
             }
         }
     }
+    // a line of prose that starts with the punctuation closing what ends the line before it
+    // (math, a link, code): the text from the line's start to its next space
+    const punctuationStarts = [];
+    const prose = document.createTreeWalker(main, NodeFilter.SHOW_TEXT, {acceptNode: t =>
+        t.parentElement.closest('pre, code, script, style, mjx-container, .highlight')
+            ? NodeFilter.FILTER_REJECT : NodeFilter.FILTER_ACCEPT});
+    for (let node = prose.nextNode(); node; node = prose.nextNode()) {
+        const closing = node.textContent.match(/^[)\\]},.;:!?]+/);
+        const before = node.previousSibling;
+        if (!closing || !before || !node.parentElement.checkVisibility()) continue;
+        const range = document.createRange();
+        range.setStart(node, 0);
+        range.setEnd(node, 1);
+        const first = [...range.getClientRects()].find(r => r.width > 0);
+        const rects = before.nodeType === Node.ELEMENT_NODE ? [...before.getClientRects()] : (() => {
+            const r = document.createRange();
+            r.selectNodeContents(before);
+            return [...r.getClientRects()];
+        })();
+        const last = rects.filter(r => r.width > 0).pop();
+        if (first && last && first.top >= last.top + last.height / 2) {
+            punctuationStarts.push(node.textContent.split(/\\s/)[0]);
+        }
+    }
     const figure = [...main.querySelectorAll('figure, img')].find(e => e.checkVisibility());
     const board = document.querySelector('.ntpnb-scoreboard');
     const first = board && [...board.querySelectorAll('.ntpnb-badge, .ntpnb-short')].slice(0, 2);
     return {
         height: document.documentElement.scrollHeight,
         broken,
+        punctuationStarts,
         firstFigure: figure ? figure.getBoundingClientRect().top + window.scrollY : null,
         scoreboard: first && first.length ? Math.max(...first.map(
             e => e.getBoundingClientRect().bottom + window.scrollY)) : null,
@@ -427,6 +453,17 @@ def test_no_word_is_broken_in_a_table_or_a_field_name_on_any_page_at_any_width(v
     }
     assert not broken, "\n".join(f"{name} at {w} px: {words[:10]}" for (name, w), words in broken.items())
     assert any(found["layout"][WIDTH]["broken"] == [] for found in visited.values())  # it was measured
+
+
+def test_no_line_starts_with_the_punctuation_that_closes_the_line_before_on_any_page_at_any_width(visited):
+    """No line of prose starts with ``),`` or ``;`` cut from the math, link or code it closes."""
+    starts = {
+        (name, width): laid["punctuationStarts"]
+        for name, found in visited.items()
+        for width, laid in found["layout"].items()
+        if laid["punctuationStarts"]
+    }
+    assert not starts, "\n".join(f"{name} at {w} px: {texts[:10]}" for (name, w), texts in starts.items())
 
 
 def test_the_introduction_opens_with_every_claims_short_statement_and_verdict(visited):

@@ -9,7 +9,7 @@ from docutils import nodes
 from ntpnb.book._executed import notebook_problems
 from ntpnb.book._scoreboard import badge_html, claims_html, scoreboard_data
 from ntpnb.book._verdicts import NOT_REPRODUCED, QUALIFIED, REPRODUCED, ProtocolVerdict, Verdict
-from ntpnb.book._words import WORD_CLASS, keep_table_words, split_words, words_html
+from ntpnb.book._words import WORD_CLASS, keep_math_punctuation, keep_table_words, split_words, words_html
 from ntpnb.chapter._registry import CLAIMS
 
 
@@ -97,6 +97,28 @@ def test_table_cells_keep_their_words_whole_but_not_their_math_or_code():
     assert kept == ["seed-independent:", "B4-B6"]
     assert entry.astext() == "not seed-independent: a-bx/yB4-B6"  # the text itself is unchanged
     assert outside.astext() == "a well-known word outside a table" and not list(outside.findall(nodes.inline))
+
+
+def test_inline_math_keeps_the_punctuation_that_closes_it_on_its_line():
+    paragraph = nodes.paragraph(
+        "",
+        "",
+        nodes.Text("where ("),
+        nodes.math("", "x"),
+        nodes.Text("), and "),
+        nodes.math("", "y"),
+        nodes.Text(" holds; "),
+        nodes.math("", "z"),
+        nodes.Text("."),
+        nodes.math("", "w"),
+    )
+    doctree = nodes.document("", "")
+    doctree += paragraph
+    keep_math_punctuation(None, doctree, "page")
+    kept = [n for n in paragraph.findall(nodes.inline) if WORD_CLASS in n["classes"]]
+    assert [n.astext() for n in kept] == ["x),", "z."]
+    assert all(isinstance(n[0], nodes.math) for n in kept)
+    assert paragraph.astext() == "where (x), and y holds; z.w"  # the text itself is unchanged
 
 
 # ------------------------------------------------------------------ the scoreboard
