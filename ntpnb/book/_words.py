@@ -6,8 +6,8 @@ table a word is read as a unit (an id, a number, a name), so every word of a tab
 such a break opportunity is kept on one line (:func:`split_words` finds them; the Sphinx handler
 :func:`keep_table_words` wraps them in an ``ntpnb-word`` span, whose CSS forbids the break;
 :func:`words_html` does the same for the book's own raw HTML). A table too wide for a phone
-then scrolls sideways inside its own box. Likewise inline math keeps the punctuation that closes
-it on its line (:func:`keep_math_punctuation`): no line of prose starts with ``)``.
+then scrolls sideways inside its own box. Likewise inline math and code keep the punctuation
+that closes them on their line (:func:`keep_closing_punctuation`): no line starts with ``)``.
 """
 
 from __future__ import annotations
@@ -78,36 +78,53 @@ def keep_table_words(_app: Sphinx, doctree: nodes.document, _docname: str) -> No
                 parent.insert(index + offset, node)
 
 
-#: Closing punctuation right after inline math (``$x$),``), which belongs to the math's line.
+#: Closing punctuation right after inline math or code (``$x$),``), which belongs to its line.
 _CLOSING = re.compile(r"[)\]},.;:!?]+")
+#: U+2060 WORD JOINER: no line may end on either side of it.
+WORD_JOINER = "\u2060"
+#: Inline elements a browser may end a line after, before the punctuation that closes them.
+_JOINED = (nodes.literal, nodes.reference, nodes.emphasis, nodes.strong)
 
 
-def keep_math_punctuation(_app: Sphinx, doctree: nodes.document, _docname: str) -> None:
-    """Keep the punctuation that closes inline math on the math's line: no line starts with ``)``.
+def _closing_after(node: nodes.Node) -> tuple[nodes.Element, int, nodes.Text, re.Match[str]] | None:
+    """``node``'s parent, its index, and the text after it with its closing punctuation (None: none)."""
+    parent = node.parent
+    if parent is None:
+        return None
+    index = parent.index(node)
+    after = parent[index + 1] if index + 1 < len(parent) else None
+    closing = _CLOSING.match(str(after)) if isinstance(after, nodes.Text) else None
+    return (parent, index, after, closing) if closing else None  # type: ignore[return-value]
 
-    The browser may end a line between a typeset formula and the text after it, so that a line
-    starts with ``),`` or ``;``. Each inline math node followed by closing punctuation is wrapped,
-    with that punctuation, in an ``ntpnb-word`` span (``white-space: nowrap``).
+
+def keep_closing_punctuation(_app: Sphinx, doctree: nodes.document, _docname: str) -> None:
+    """Keep the punctuation that closes inline math or code on its line: no line starts with ``)``.
+
+    A browser may end a line between a typeset formula (or a code span, a link) and the text
+    after it, so that a line starts with ``),`` or ``;``. Inline math followed by closing
+    punctuation is wrapped with it in an ``ntpnb-word`` span (``white-space: nowrap``); after
+    code, a link or emphasis, which may be long, a word joiner (:data:`WORD_JOINER`) is put
+    before the punctuation instead, so their own words still wrap.
     """
     for math in list(doctree.findall(nodes.math)):
-        parent = math.parent
-        if parent is None:
+        found = _closing_after(math)
+        if found is None:
             continue
-        index = parent.index(math)
-        after = parent[index + 1] if index + 1 < len(parent) else None
-        closing = _CLOSING.match(str(after)) if isinstance(after, nodes.Text) else None
-        if closing is None:
-            continue
+        parent, index, after, closing = found
         rest = str(after)[closing.end() :]
         parent.remove(after)
         parent.remove(math)
-        kept = nodes.inline("", "", math, nodes.Text(closing.group()), classes=[WORD_CLASS])
-        parent.insert(index, kept)
+        parent.insert(index, nodes.inline("", "", math, nodes.Text(closing.group()), classes=[WORD_CLASS]))
         if rest:
             parent.insert(index + 1, nodes.Text(rest))
+    for element in list(doctree.findall(lambda n: isinstance(n, _JOINED))):
+        found = _closing_after(element)
+        if found is not None:
+            parent, index, after, _ = found
+            parent.replace(after, nodes.Text(WORD_JOINER + str(after)))
 
 
 def setup(app: Sphinx) -> None:
-    """Keep the words of every table cell of the book whole, and inline math with its punctuation."""
-    app.connect("doctree-resolved", keep_math_punctuation)  # first: its punctuation is then inside a span
+    """Keep the words of every table cell whole, and inline math and code with their punctuation."""
+    app.connect("doctree-resolved", keep_closing_punctuation)  # first: its punctuation is then in a span
     app.connect("doctree-resolved", keep_table_words)

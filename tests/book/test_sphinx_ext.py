@@ -9,7 +9,14 @@ from docutils import nodes
 from ntpnb.book._executed import notebook_problems
 from ntpnb.book._scoreboard import badge_html, claims_html, scoreboard_data
 from ntpnb.book._verdicts import NOT_REPRODUCED, QUALIFIED, REPRODUCED, ProtocolVerdict, Verdict
-from ntpnb.book._words import WORD_CLASS, keep_math_punctuation, keep_table_words, split_words, words_html
+from ntpnb.book._words import (
+    WORD_CLASS,
+    WORD_JOINER,
+    keep_closing_punctuation,
+    keep_table_words,
+    split_words,
+    words_html,
+)
 from ntpnb.chapter._registry import CLAIMS
 
 
@@ -99,7 +106,7 @@ def test_table_cells_keep_their_words_whole_but_not_their_math_or_code():
     assert outside.astext() == "a well-known word outside a table" and not list(outside.findall(nodes.inline))
 
 
-def test_inline_math_keeps_the_punctuation_that_closes_it_on_its_line():
+def test_inline_math_and_code_keep_the_punctuation_that_closes_them_on_their_line():
     paragraph = nodes.paragraph(
         "",
         "",
@@ -114,11 +121,16 @@ def test_inline_math_keeps_the_punctuation_that_closes_it_on_its_line():
     )
     doctree = nodes.document("", "")
     doctree += paragraph
-    keep_math_punctuation(None, doctree, "page")
+    keep_closing_punctuation(None, doctree, "page")
     kept = [n for n in paragraph.findall(nodes.inline) if WORD_CLASS in n["classes"]]
     assert [n.astext() for n in kept] == ["x),", "z."]
     assert all(isinstance(n[0], nodes.math) for n in kept)
     assert paragraph.astext() == "where (x), and y holds; z.w"  # the text itself is unchanged
+    code = nodes.paragraph("", "", nodes.Text("in "), nodes.literal("", "a b"), nodes.Text("); then"))
+    doctree += code
+    keep_closing_punctuation(None, doctree, "page")
+    assert code.astext() == f"in a b{WORD_JOINER}); then"  # joined: the code's own words still wrap
+    assert not list(code.findall(nodes.inline))
 
 
 # ------------------------------------------------------------------ the scoreboard
