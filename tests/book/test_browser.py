@@ -443,27 +443,32 @@ def test_the_report_is_short_enough_to_read_with_its_blocks_closed(visited, reco
     assert not over, f"the report is taller than {MAX_REPORT_HEIGHT} px: {over}"
 
 
-def test_no_word_is_broken_in_a_table_or_a_field_name_on_any_page_at_any_width(visited):
-    """A cell's or a field name's words are compared with their rendered lines: none is on two lines."""
-    broken = {
-        (name, width): laid["broken"]
+def found_at_each_width(visited: dict[str, dict], key: str) -> dict[tuple[str, object], list[str]]:
+    """(page, width) -> what :data:`LAYOUT` found under ``key`` there, where it found any."""
+    return {
+        (name, width): laid[key]
         for name, found in visited.items()
         for width, laid in found["layout"].items()
-        if laid["broken"]
+        if laid[key]
     }
-    assert not broken, "\n".join(f"{name} at {w} px: {words[:10]}" for (name, w), words in broken.items())
+
+
+def listed(found: dict[tuple[str, object], list[str]]) -> str:
+    """One line a page and width: the first ten of what was found there."""
+    return "\n".join(f"{name} at {width} px: {texts[:10]}" for (name, width), texts in found.items())
+
+
+def test_no_word_is_broken_in_a_table_or_a_field_name_on_any_page_at_any_width(visited):
+    """A cell's or a field name's words are compared with their rendered lines: none is on two lines."""
+    broken = found_at_each_width(visited, "broken")
+    assert not broken, listed(broken)
     assert any(found["layout"][WIDTH]["broken"] == [] for found in visited.values())  # it was measured
 
 
 def test_no_line_starts_with_the_punctuation_that_closes_the_line_before_on_any_page_at_any_width(visited):
     """No line of prose starts with ``),`` or ``;`` cut from the math, link or code it closes."""
-    starts = {
-        (name, width): laid["punctuationStarts"]
-        for name, found in visited.items()
-        for width, laid in found["layout"].items()
-        if laid["punctuationStarts"]
-    }
-    assert not starts, "\n".join(f"{name} at {w} px: {texts[:10]}" for (name, w), texts in starts.items())
+    starts = found_at_each_width(visited, "punctuationStarts")
+    assert not starts, listed(starts)
 
 
 def test_the_introduction_opens_with_every_claims_short_statement_and_verdict(visited):
