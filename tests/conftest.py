@@ -111,9 +111,12 @@ def made_once_value(tmp_path_factory: pytest.TempPathFactory, name: str, compute
     return pickle.loads((folder / f"{name}.pickle").read_bytes())
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture
 def dask_client():
     """A Dask client on a local two-worker cluster (threads) for the joblib backend tests.
+
+    A cluster a test: one kept for the session lost its workers when the test process was busy
+    for minutes between two tests that use it (no heartbeat: the scheduler removed them).
 
     Its HTTP server takes a free port: with ``dashboard_address=None`` the scheduler still serves it
     on 8787, which another pytest worker's cluster may hold (distributed then warns).

@@ -82,8 +82,6 @@ def keep_table_words(_app: Sphinx, doctree: nodes.document, _docname: str) -> No
 _CLOSING = re.compile(r"[)\]},.;:!?]+")
 #: U+2060 WORD JOINER: no line may end on either side of it.
 WORD_JOINER = "\u2060"
-#: Inline elements a browser may end a line after, before the punctuation that closes them.
-_JOINED = (nodes.literal, nodes.reference, nodes.emphasis, nodes.strong)
 
 
 def _closing_after(node: nodes.Node) -> tuple[nodes.Element, int, nodes.Text, re.Match[str]] | None:
@@ -100,28 +98,26 @@ def _closing_after(node: nodes.Node) -> tuple[nodes.Element, int, nodes.Text, re
 def keep_closing_punctuation(_app: Sphinx, doctree: nodes.document, _docname: str) -> None:
     """Keep the punctuation that closes inline math or code on its line: no line starts with ``)``.
 
-    A browser may end a line between a typeset formula (or a code span, a link) and the text
-    after it, so that a line starts with ``),`` or ``;``. Inline math followed by closing
-    punctuation is wrapped with it in an ``ntpnb-word`` span (``white-space: nowrap``); after
-    code, a link or emphasis, which may be long, a word joiner (:data:`WORD_JOINER`) is put
-    before the punctuation instead, so their own words still wrap.
+    A browser may end a line between a typeset formula or a code span and the text after it, so
+    that a line starts with ``),`` or ``;``. Math followed by closing punctuation is wrapped with
+    it in an ``ntpnb-word`` span (``white-space: nowrap``). Code may be as wide as a phone's line,
+    and may still wrap inside (the theme's ``overflow-wrap``), which a span would not stop: a word
+    joiner (:data:`WORD_JOINER`) is put before the punctuation after it instead.
     """
-    for math in list(doctree.findall(nodes.math)):
-        found = _closing_after(math)
+    for node in list(doctree.findall(lambda n: isinstance(n, (nodes.math, nodes.literal)))):
+        found = _closing_after(node)
         if found is None:
             continue
         parent, index, after, closing = found
+        if isinstance(node, nodes.literal):
+            parent.replace(after, nodes.Text(WORD_JOINER + str(after)))
+            continue
         rest = str(after)[closing.end() :]
         parent.remove(after)
-        parent.remove(math)
-        parent.insert(index, nodes.inline("", "", math, nodes.Text(closing.group()), classes=[WORD_CLASS]))
+        parent.remove(node)
+        parent.insert(index, nodes.inline("", "", node, nodes.Text(closing.group()), classes=[WORD_CLASS]))
         if rest:
             parent.insert(index + 1, nodes.Text(rest))
-    for element in list(doctree.findall(lambda n: isinstance(n, _JOINED))):
-        found = _closing_after(element)
-        if found is not None:
-            parent, index, after, _ = found
-            parent.replace(after, nodes.Text(WORD_JOINER + str(after)))
 
 
 def setup(app: Sphinx) -> None:

@@ -15,6 +15,7 @@ import yaml
 from benchmarks.page import BENCHMARKS_COMMAND, render_benchmarks_page, write_benchmarks_page
 from ntpnb.book import _build as build
 from ntpnb.book._trees import BookTree
+from ntpnb.book._words import WORD_JOINER
 from ntpnb.errors import NTPError
 from ntpnb.records._places import output_tree
 from ntpnb.records._platform import format_platform
@@ -74,9 +75,10 @@ def test_the_toc_points_at_the_generated_page_and_none_is_committed():
 
 
 def page_text(root) -> str:
-    """The text of the built benchmarks page, tags removed (code blocks are highlighted in spans)."""
+    """The text of the built benchmarks page as a reader reads it: tags removed (code blocks are
+    highlighted in spans), and the invisible word joiners that keep punctuation by its code."""
     page = (root / "_build" / "html" / "outputs" / "benchmarks.html").read_text()
-    return html.unescape(re.sub(r"<[^>]+>", "", page))
+    return html.unescape(re.sub(r"<[^>]+>", "", page)).replace(WORD_JOINER, "")
 
 
 @pytest.mark.slow
