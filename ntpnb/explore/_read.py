@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import shlex
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +21,7 @@ from ..records._places import EXPLORE_RECORD, OutputTree
 from ..records._run import ChapterRun, load_chapter_run
 from ._grid import Axis, Grid, point_label
 from ._grid import value_text as parameter_text
-from ._results import GridResults, checked_map_grid, checked_seeds, point_run
+from ._results import GridResults, checked_map_grid, checked_seeds
 
 
 def _axis_of(data: Mapping[str, Any]) -> Axis:
@@ -126,7 +126,7 @@ def _point_runs(
         return [], [f"{label}: seed {first} is not counted ({book}), nor the point's other seeds"]
     if book.profile != explore.profile:
         return [], [f"{label}: it ran at the {book.profile} profile, the grid at {explore.profile}"]
-    runs = [point_run(point, first, book.checks, parameters=book.parameters, notebook=book.notebook)]
+    runs = [replace(book, point=label)]  # its record, as the point's run
     notes: list[str] = []
     for seed in others:
         seed_tree = point_tree.seed_trees().get(seed, OutputTree(point_tree.seed_root(seed)))
@@ -138,7 +138,7 @@ def _point_runs(
                 raise NTPError(problem)
         found = seed_record(point_tree, seed, seed_tree, book)
         if isinstance(found, ChapterRun):
-            runs.append(point_run(point, seed, found.checks, notebook=found.notebook))
+            runs.append(replace(found, point=label))
         else:
             notes.append(f"{label}: seed {seed} is not counted ({found or 'it has not run'})")
     return runs, notes
