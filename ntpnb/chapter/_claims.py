@@ -216,14 +216,18 @@ class ClaimLog:
         its words must not depend on the outcome (the verdict, beside it, says that). One
         headline per claim, made by the chapter that leads it; recorded, not printed.
 
+        ``claim`` may be a map's id (:data:`~ntpnb.chapter._registry.MAPS`, ``"M1"``): its
+        headline is the row of the report's table of maps, the measured values on either side of
+        where the claims it leaves stop holding, against the paper's setting.
+
         Raises
         ------
         InvalidDataError
-            On a claim the registry does not hold, a second headline for it, or a statement
-            :class:`Statement` refuses.
+            On an id of neither a claim nor a map of the registry, a second headline for it, or a
+            statement :class:`Statement` refuses.
         """
-        if claim not in CLAIMS:
-            raise InvalidDataError(f"a headline is of a claim of the registry, not {claim!r}")
+        if claim not in CLAIMS and claim not in MAPS:
+            raise InvalidDataError(f"a headline is of a claim or a map of the registry, not {claim!r}")
         if any(h.claim == claim for h in self.headlines):
             raise InvalidDataError(f"claim {claim} already has a headline in {self.notebook}")
         self.headlines.append(statement(claim, text, values))
@@ -280,8 +284,10 @@ class ClaimLog:
         atomic_write_text(self.path, self.record.dump())
 
 
-#: What a block of checks says of each result, in its summary line.
-_RESULT_WORDS = {"PASS": "passed", "FAIL": "failed", "FOUND": "found", "OPEN": "open"}
+#: What a block of checks says of each result, in its summary line and its table: an open check
+#: (a statistical one this seed's trials do not bear out, a measurement that does not hold
+#: here) is decided by the report, over every seed's trials.
+_RESULT_WORDS = {"PASS": "passed", "FAIL": "failed", "FOUND": "found", "OPEN": "decided across the seeds"}
 
 
 @dataclass(frozen=True)
@@ -318,7 +324,11 @@ class ClaimTable:
 
     def _repr_html_(self) -> str:
         rows = [
-            {"result": c.result, "cells": (c.label, c.what, c.paper, c.measured, c.required)}
+            {
+                "result": c.result,
+                "word": _RESULT_WORDS[c.result],
+                "cells": (c.label, c.what, c.paper, c.measured, c.required),
+            }
             for c in self.checks
         ]
         return render_inline(

@@ -303,7 +303,8 @@ def test_a_section_block_shows_the_checks_made_since_the_last_one_collapsed(log)
     log.check("A2", "rate", 0.5, "<", 0.0, kind="finding")
     second = log.section()
     assert [c.what for c in second.checks] == ["rate", "rate"]
-    assert repr(second).splitlines()[0] == "Checks of this section: 1 failed, 1 open"
+    assert repr(second).splitlines()[0] == "Checks of this section: 1 failed, 1 decided across the seeds"
+    assert "<td>decided across the seeds</td></tr>" in second._repr_html_()  # the row's result, in words
     assert "ntpnb-has-fail" in second._repr_html_()
     assert len(log.summary().checks) == 3  # the chapter's block has every check
 
