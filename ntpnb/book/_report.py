@@ -21,7 +21,7 @@ import json
 import re
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from markdown_it import MarkdownIt
@@ -52,6 +52,7 @@ from ._verdicts import (
     Sweep,
     Verdict,
     format_counts,
+    headlines_across,
     load_sweeps,
     series_of,
     sweep_verdicts,
@@ -94,6 +95,8 @@ class TreePages:
     absent: Sequence[str] = ()
     #: The notebooks whose last run failed, as their records in ``failed/`` say.
     failed: tuple[ChapterRun, ...] = ()
+    #: Map id -> its headline across the seeds (the row of the report's table of maps).
+    map_headlines: Mapping[str, str] = field(default_factory=dict)
 
     @property
     def check_count(self) -> int:
@@ -114,6 +117,7 @@ def read_tree(tree: OutputTree, absent: Sequence[str] = ()) -> TreePages:
     executions = read_footers(tree).executions.values()
     commits = tuple(dict.fromkeys(e.commit.describe() for e in executions))
     results = sweep_verdicts(CLAIMS, sweeps)
+    heads = headlines_across(sweeps)
     return TreePages(
         tree,
         records,
@@ -128,6 +132,7 @@ def read_tree(tree: OutputTree, absent: Sequence[str] = ()) -> TreePages:
         commits,
         absent,
         failed_runs(tree),
+        {mid: heads[mid] for mid in MAPS if mid in heads},
     )
 
 
@@ -461,23 +466,46 @@ def map_finding(series: Series) -> str:
     return f"{series.name}: {series.outcome}, {series.quote()} (required {series.first.required})"
 
 
-def _maps_section(pages: TreePages) -> list[str]:
-    """The maps of the registry in one collapsed block, each map a block of its own inside it.
+#: What a map's row of the report's table says when no chapter of the run stated its headline.
+NO_MAP_HEADLINE = "not measured in this run"
 
-    A map's numbers are measurements beyond the papers: they count in no verdict (the block's
-    summary says so, and its counts).
+
+def _claim_links(claim_ids: Sequence[str]) -> str:
+    """``"[A6](#claim-a6), [A7](#claim-a7)"``: links to the claims' cards."""
+    return ", ".join(f"[{c}](#{card_anchor(c)})" for c in claim_ids)
+
+
+def _maps_table(pages: TreePages) -> str:
+    """One row per map: the claims it leaves, the quantity varied, and where they stop holding.
+
+    The last column is the map's headline, as the chapter that draws it stated it across the seeds
+    (:meth:`~ntpnb.chapter.ClaimLog.headline`).
+    """
+    rows = []
+    for mid, spec in MAPS.items():
+        where = pages.map_headlines.get(mid, NO_MAP_HEADLINE).replace("|", "\\|")  # MyST already
+        title = f"[{mid}](#map-{mid.lower()}): {escape_markdown(spec.title)}"
+        rows.append([title, _claim_links(spec.claims), spec.parameter, where])
+    return markdown_table(["map", "claims", "varied", "where they stop holding"], rows)
+
+
+def _maps_section(pages: TreePages) -> list[str]:
+    """The maps of the registry: a table of one row per map, then each map in a collapsed block.
+
+    A map's numbers are measurements beyond the papers: they count in no verdict (the section
+    says so, and the blocks' counts).
     """
     series = [s for mid in MAPS for s in pages.series.get(mid, [])]
-    summary = f"{len(MAPS)} maps ({', '.join(MAPS)}): measurements of ours, in no verdict"
-    body = [
-        "Maps of what happens where a paper's assumption does not hold. Each is a measurement of",
-        "ours, never a verdict of a paper's claim: its numbers count in none of the verdicts above.",
-        "",
-    ]
+    summary = f"The {len(MAPS)} maps in full: what each leaves, varies and measured"
+    body = []
     for mid, spec in MAPS.items():
         body += _map_block(pages, mid, spec)
     block = _details(summary, "\n".join(body), "ntpnb-checks ntpnb-maps", count=_map_counts(series))
-    return [f"## {MAPS_TITLE}", "", *block, ""]
+    intro = (
+        "Maps of what happens where a paper's assumption does not hold: measurements of ours, which "
+        "count in none of the verdicts above."
+    )
+    return [f"## {MAPS_TITLE}", "", intro, "", _maps_table(pages), "", *block, ""]
 
 
 def _map_counts(series: Sequence[Series]) -> str:
@@ -502,11 +530,10 @@ def _map_block(pages: TreePages, mid: str, spec: MapSpec) -> list[str]:
     sanity = [s.outcome for s in series if s.first.kind == "sanity"]
     if sanity:
         found.append(f"- {escape_markdown(_count(sanity, 'sanity'))} (they test the code or the setting)")
-    claims = ", ".join(f"[{c}](#{card_anchor(c)})" for c in spec.claims)
     fields = [
         ("The paper assumes", [spec.assumption]),
         ("Varied", [spec.varied]),
-        ("Claims", [claims]),
+        ("Claims", [_claim_links(spec.claims)]),
         ("Findings", ["", *found] if found else ["not measured: no chapter of this run draws this map"]),
     ]
     if series:

@@ -1106,6 +1106,19 @@ def _protocol_decisions(
     }
 
 
+def headlines_across(sweeps: Sequence[Sweep]) -> dict[str, str]:
+    """Each claim's or map's headline over every chapter's sweep, quoted across the seeds that state it.
+
+    Each number as its range and each sample pooled (:func:`statement_across`); a headline whose
+    words differ between seeds is quoted once for each wording, at its seeds.
+    """
+    heads: dict[str, list[str]] = {}
+    for sweep in sweeps:
+        for claim, texts in _statements_across(sweep, "headlines").items():
+            heads.setdefault(claim, []).extend(texts)
+    return {claim: " ".join(texts) for claim, texts in heads.items()}
+
+
 def sweep_verdicts(claim_ids: Iterable[str], sweeps: Sequence[Sweep]) -> dict[str, Verdict]:
     """The verdict of every id in ``claim_ids`` (in that order) over every chapter's sweep.
 
@@ -1114,18 +1127,14 @@ def sweep_verdicts(claim_ids: Iterable[str], sweeps: Sequence[Sweep]) -> dict[st
     """
     by_claim: dict[str, list[Series]] = {}
     quals: dict[str, list[str]] = {}
-    heads: dict[str, list[str]] = {}
     for sweep in sweeps:
         for s in series_of(sweep):
             by_claim.setdefault(s.first.claim, []).append(s)
         for claim, texts in _statements_across(sweep, "qualifications").items():
             quals.setdefault(claim, []).extend(texts)
-        for claim, texts in _statements_across(sweep, "headlines").items():
-            heads.setdefault(claim, []).extend(texts)
+    heads = headlines_across(sweeps)
     verdicts = {cid: claim_verdict(cid, by_claim.get(cid, []), quals.get(cid, [])) for cid in claim_ids}
-    return {
-        cid: replace(v, headline=" ".join(heads[cid])) if cid in heads else v for cid, v in verdicts.items()
-    }
+    return {cid: replace(v, headline=heads[cid]) if cid in heads else v for cid, v in verdicts.items()}
 
 
 def format_counts(results: Mapping[str, Verdict]) -> str:

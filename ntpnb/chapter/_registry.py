@@ -445,6 +445,8 @@ class MapSpec:
     assumption: str
     #: What is varied, and over what (MyST, no ``|``).
     varied: str
+    #: The quantity varied, in a few words with its symbol (MyST, no ``|``): the report's table.
+    parameter: str
     #: The ids of the claims whose assumption it leaves.
     claims: tuple[str, ...]
     #: Key -> the protocol in words, as :attr:`ClaimSpec.protocols` (a check passes
@@ -465,6 +467,7 @@ _MAPS: tuple[MapSpec, ...] = (
         r"GD's step $\eta$ on the synthetic instance of Figs. 3-5, over decades on both sides of $2/L$, "
         r"at a fixed budget of steps; and steps just below and above $2/L_\infty$ (the curvature at the "
         "limit), where the finite part's late orbit is measured (converging, or a period-2 cycle)",
+        r"GD's step $\eta$",
         ("A6", "A7", "A12"),
     ),
     MapSpec(
@@ -475,6 +478,7 @@ _MAPS: tuple[MapSpec, ...] = (
         r"the size of the instance (contexts $m$, the dimension $d$ growing with it): the steps GD needs "
         "to reach a correlation near 1 with the NTP-SVM, extrapolated at the logarithmic rate from runs "
         "of growing budgets (each extrapolation a lower bound: it moves later as the budget grows)",
+        r"the instance's contexts $m$, with $d$ growing with $m$",
         ("A7", "A12"),
     ),
     MapSpec(
@@ -484,6 +488,7 @@ _MAPS: tuple[MapSpec, ...] = (
         "NTP-compatibility and NTP-separability (Proposition 1; Lemma 1's $d > m$)",
         r"the embedding dimension $d/m$ of a random instance through the compatibility and separability "
         r"thresholds of chapter 5: the gap $\inf \operatorname{CE} - \mathcal{H}$ and GD's approach to it",
+        r"the dimension $d/m$",
         ("A2", "A3"),
     ),
     MapSpec(
@@ -495,6 +500,7 @@ _MAPS: tuple[MapSpec, ...] = (
         r"the normalized-GD step $\eta$ on Fig. 3's acyclic instances (4000 steps): B8's requirement, the "
         r"trials' mean correlation with the Graph-SVM's $W^{\rm mm}$ above 0.99, and that no trial's "
         "gradient underflows to 0 in float64",
+        r"normalized GD's step $\eta$",
         ("B7", "B8"),
     ),
     MapSpec(
@@ -506,6 +512,7 @@ _MAPS: tuple[MapSpec, ...] = (
         r"the number of samples $n$ per data set in Fig. 5's general-head setting, under the authors' loss "
         "and the paper's stated loss: B10's pseudo cyclic rate, its local correlation and the pseudo "
         "cyclic distance",
+        r"samples per data set $n$",
         ("B10", "B11"),
         protocols=_B10_LOSSES,  # its checks are made under B10's two losses
     ),
@@ -515,7 +522,7 @@ _MAPS: tuple[MapSpec, ...] = (
 def _maps(specs: tuple[MapSpec, ...]) -> MappingProxyType[str, MapSpec]:
     """The maps by id, each checked: an ``M`` id, a paper, related claims of that paper, no ``|``."""
     for spec in specs:
-        texts = (spec.title, spec.assumption, spec.varied)
+        texts = (spec.title, spec.assumption, spec.varied, spec.parameter)
         if not re.fullmatch(r"M\d+", spec.id) or spec.paper not in PAPERS or any("|" in t for t in texts):
             raise NTPError(f"map {spec.id}: an M id, a paper's letter and texts without |")
         if not spec.claims or any(c not in CLAIMS or CLAIMS[c].paper != spec.paper for c in spec.claims):

@@ -29,13 +29,18 @@ def _held(holds: bool) -> str:
     return "holds" if holds else "fails"
 
 
-def boundary_text(boundary: Boundary, grid: Grid) -> str:
-    """``"at m = 20, between d = 5 (fails) and 10 (holds; undecided at 7)"``."""
+def boundary_text(boundary: Boundary, grid: Grid, names: Mapping[str, str] | None = None) -> str:
+    r"""``"at m = 20, between d = 5 (fails) and 10 (holds; undecided at 7)"``.
+
+    ``names`` gives an axis the name a page shows (``{"lr": "$\eta$"}``); an axis it does not
+    name is called by its parameter's name.
+    """
+    named = dict(names or {})
     axis = _axis(grid, boundary.axis)
-    at = ", ".join(f"{k} = {value_text(_axis(grid, k), v)}" for k, v in boundary.fixed.items())
+    at = ", ".join(f"{named.get(k, k)} = {value_text(_axis(grid, k), v)}" for k, v in boundary.fixed.items())
     lower, upper = value_text(axis, boundary.lower), value_text(axis, boundary.upper)
     text = (
-        f"between {axis.name} = {lower} ({_held(boundary.holds_below)}) and {upper} "
+        f"between {named.get(axis.name, axis.name)} = {lower} ({_held(boundary.holds_below)}) and {upper} "
         f"({_held(not boundary.holds_below)}"
     )
     if boundary.undecided:
@@ -64,10 +69,10 @@ def where_it_holds(check_map: CheckMap, grid: Grid) -> str:
     return f"holds at {held} of {n} points{where}, fails at {failed}{undecided}"
 
 
-def boundary_summary(check_map: CheckMap, grid: Grid) -> str:
-    """Its boundaries in words, or why it has none."""
+def boundary_summary(check_map: CheckMap, grid: Grid, names: Mapping[str, str] | None = None) -> str:
+    """Its boundaries in words, or why it has none (``names``: as :func:`boundary_text`'s)."""
     if check_map.boundaries:
-        return "; ".join(boundary_text(b, grid) for b in check_map.boundaries)
+        return "; ".join(boundary_text(b, grid, names) for b in check_map.boundaries)
     decisions = set(check_map.holds.values())
     every = "every point" if None not in decisions else "every point where it is decided"
     if decisions - {None} == {True}:

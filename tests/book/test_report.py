@@ -17,6 +17,7 @@ from threadpoolctl import threadpool_info
 from ntpnb._samples import sample_of
 from ntpnb.book._report import (
     MAPS_TITLE,
+    NO_MAP_HEADLINE,
     PLATFORM_TITLE,
     chapter_sections,
     claim_card,
@@ -469,12 +470,22 @@ def test_a_maps_checks_count_in_no_verdict_and_the_report_lists_each_map_apart(t
         log.check("M1", "corr", 0.9, ">", 0.5)  # a map's number is never evidence
     with pytest.raises(InvalidDataError, match="kind 'finding'"):
         log.check("M2", "corr", sample_of("instances", [0.9]), ">", 0.5, kind="finding")
+    log.headline("M1", "the finite part ends at {far:.2g} of its start above $2/L_\\infty$", far=4.321)
     tree = read_tree(layout)
     assert set(tree.results) == set(CLAIMS)  # no verdict for a map
     report = render_report(tree)
     assert f"**1 of {len(CLAIMS)} claims reproduced, {len(CLAIMS) - 1} not tested.**" in report
     assert "missing from the registry" not in report
     maps = report.split(f"## {MAPS_TITLE}\n", 1)[1].split("\n## ", 1)[0]
+    # one row per map, before the blocks: its claims, what it varies, and where they stop holding
+    table = maps.split("<details", 1)[0]
+    assert "| map | claims | varied | where they stop holding |" in table
+    row = "| [M1](#map-m1): Step size beyond the smoothness bound | [A6](#claim-a6), [A7](#claim-a7), "
+    row += "[A12](#claim-a12) | GD's step $\\eta$ | the finite part ends at 4.3 of its start above "
+    assert row in table
+    for mid in list(MAPS)[1:]:  # no headline recorded: the row says so
+        assert f"| [{mid}](#map-{mid.lower()}): " in table
+    assert table.count(f"| {NO_MAP_HEADLINE} |") == len(MAPS) - 1
     for mid, spec in MAPS.items():  # each map a block, closed, its counts in its summary
         assert f'<details class="ntpnb-checks ntpnb-map" id="map-{mid.lower()}">' in maps
         assert f"<summary>{escape(f'{mid}: {spec.title} (Paper {spec.paper})')} <span>(" in maps

@@ -441,8 +441,8 @@ def test_a_headline_quotes_its_numbers_as_ranges_and_its_samples_pooled_over_the
     log.headline("B11", "once")
     with pytest.raises(InvalidDataError, match="already has a headline"):
         log.headline("B11", "twice")
-    with pytest.raises(InvalidDataError, match="a claim of the registry, not 'M1'"):
-        log.headline("M1", "a map has no verdict")
+    with pytest.raises(InvalidDataError, match="a claim or a map of the registry, not 'X1'"):
+        log.headline("X1", "neither a claim nor a map")
 
 
 def test_series_match_the_same_check_at_every_seed_and_show_its_spread():

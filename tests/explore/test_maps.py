@@ -24,6 +24,7 @@ from ntpnb.explore import (
     Boundary,
     Grid,
     GridResults,
+    boundary_summary,
     check_maps,
     draw_map,
     point_check,
@@ -92,6 +93,9 @@ def test_a_boundary_on_a_line_is_bracketed_by_the_grid_values_either_side():
         "between lr = 3 (holds) and 4 (fails)"
     )
     assert lines[1].endswith("holds at every point; no boundary: it holds at every point")
+    # a page may name the axis by its symbol
+    named = boundary_summary(error, results.grid, {"lr": r"$\eta$"})
+    assert named == r"between $\eta$ = 3 (holds) and 4 (fails)"
 
 
 def test_a_flip_back_gives_two_boundaries_and_the_seeds_share_is_per_seed():
