@@ -484,7 +484,8 @@ def _maps_table(pages: TreePages) -> str:
     rows = []
     for mid, spec in MAPS.items():
         where = pages.map_headlines.get(mid, NO_MAP_HEADLINE).replace("|", "\\|")  # MyST already
-        title = f"[{mid}](#map-{mid.lower()}): {escape_markdown(spec.title)}"
+        # raw HTML: the map's block is a <details> of the page, no target MyST knows
+        title = f'<a href="#map-{mid.lower()}">{mid}</a>: {escape_markdown(spec.title)}'
         rows.append([title, _claim_links(spec.claims), spec.parameter, where])
     return markdown_table(["map", "claims", "varied", "where they stop holding"], rows)
 

@@ -44,7 +44,7 @@ def test_a_chapter_page_shows_its_checks_collapsed_and_ends_with_try_it(built_bo
     html = built_book / "_build" / "html" / "outputs" / "notebooks"
     for name in sorted(p.stem for p in (built_book / "notebooks").glob("*.md")):
         page = (html / f"{name}.html").read_text()
-        assert not re.search(r"\[(PASS|FAIL|FOUND|OPEN)\] [AB]\d", page), f"{name} prints a check line"
+        assert not re.search(r"\[(PASS|FAIL|FOUND|OPEN)\] [ABM]\d", page), f"{name} prints a check line"
         blocks = re.findall(r'<details class="ntpnb-checks[^"]*"><summary>([^<]*)</summary>', page)
         sections = [b for b in blocks if b.startswith("Checks of this section: ")]
         assert len(sections) >= 2 and blocks[-1].startswith("Every check of this chapter: "), name
