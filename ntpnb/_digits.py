@@ -44,6 +44,15 @@ def format_number(x: float, digits: int, floor: float | None = None) -> str:
     return f"{x:#.{digits}g}".rstrip(".")
 
 
+def format_relation(x: float, digits: int, floor: float | None = None) -> str:
+    """``x`` as the right side of a relation: ``"= 0.6536"``, or ``"< 1e-12"`` below ``floor``.
+
+    As :func:`format_number`, so that a sentence never reads ``"= < 1e-12"``.
+    """
+    shown = format_number(x, digits, floor)
+    return shown if shown.startswith("<") else f"= {shown}"
+
+
 def stable_digits(spread: float) -> int:
     """How many significant digits of a number survive a relative perturbation ``spread``.
 

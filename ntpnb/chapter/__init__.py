@@ -7,7 +7,14 @@ or the book build (:mod:`ntpnb.book`), which both build on it.
 
 from __future__ import annotations
 
-from .._digits import format_decade, format_number, format_stable, format_stable_summary, stable_digits
+from .._digits import (
+    format_decade,
+    format_number,
+    format_relation,
+    format_stable,
+    format_stable_summary,
+    stable_digits,
+)
 from .._markdown import markdown_table
 from .._samples import sample_of
 from ..records._checks import Artifact
@@ -25,6 +32,7 @@ __all__ = [
     "ClaimLog",
     "Artifact",
     "format_number",
+    "format_relation",
     "format_decade",
     "format_stable",
     "format_stable_summary",

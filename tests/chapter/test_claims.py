@@ -8,7 +8,7 @@ import math
 import numpy as np
 import pytest
 
-from ntpnb._digits import format_number, format_stable, format_stable_summary, stable_digits
+from ntpnb._digits import format_number, format_relation, format_stable, format_stable_summary, stable_digits
 from ntpnb.chapter._claims import ClaimLog
 from ntpnb.errors import ClaimCheckError, InvalidDataError, PathError
 from ntpnb.records._checks import KINDS
@@ -150,6 +150,8 @@ def test_format_number():
     assert format_number(3e-17, 3, floor=1e-12) == "< 1e-12"
     assert format_number(-3e-17, 3, floor=1e-12) == "< 1e-12"  # the sign is noise too
     assert format_number(7, 3) == "7"
+    assert format_relation(0.65361, 4) == "= 0.6536"
+    assert format_relation(3e-17, 3, floor=1e-12) == "< 1e-12"  # never "= < 1e-12"
 
 
 def test_format_decade_gives_the_power_of_ten_above():

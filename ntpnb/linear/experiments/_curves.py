@@ -17,7 +17,9 @@ from numpy.typing import ArrayLike
 
 from ... import _optim as optim
 from ... import settings
+from ..._digits import format_number
 from ..._direction import correlation
+from ..._markdown import markdown_table
 from ..._validation import as_count, as_float, as_float_array, as_generator, frozen
 from ...errors import InvalidDataError
 from .._decoder_training import Limits
@@ -31,6 +33,7 @@ __all__ = [
     "decay_rate",
     "local_exponent",
     "trace_summary",
+    "summary_table",
     "first_reaching",
     "trace_at",
     "rounding_spread",
@@ -45,6 +48,17 @@ __all__ = [
 
 #: The quantities of a training trace that :func:`trace_summary` reports (Figs. 1, 4, 5).
 SUMMARY_NAMES: tuple[str, ...] = ("kl", "norm", "corr", "corr_corrected", "dist_F")
+
+#: Each quantity of :data:`SUMMARY_NAMES` as a page names it (MyST math).
+SUMMARY_LABELS: Mapping[str, str] = MappingProxyType(
+    {
+        "kl": r"$\operatorname{CE}(W_k) - \mathcal{H}$",
+        "norm": r"$\lVert W_k\rVert$",
+        "corr": r"$\operatorname{corr}(W_k, W^{\rm mm})$",
+        "corr_corrected": r"$\operatorname{corr}(W_k - W^\star, W^{\rm mm})$",
+        "dist_F": r"$\lVert \mathcal{P}_\mathscr{F}(W_k) - W^\star\rVert$",
+    }
+)
 
 
 def fit_line(x: ArrayLike, y: ArrayLike) -> tuple[float, float]:
@@ -101,6 +115,31 @@ def trace_summary(trace: optim.Trace, k: int | None = None) -> dict[str, float]:
     if len(hits) == 0:
         raise InvalidDataError(f"iteration {k} was not recorded")
     return {name: float(getattr(trace, name)[hits[0]]) for name in SUMMARY_NAMES}
+
+
+def summary_table(summaries: Mapping[str, Mapping[str, float]], digits: int = 4) -> str:
+    """Runs' summaries (:func:`trace_summary`) as a Markdown table: a row per quantity, a column per run.
+
+    ``summaries`` maps each run's heading (MyST) to its summary; the rows are the quantities of
+    :data:`SUMMARY_NAMES` named as :data:`SUMMARY_LABELS` names them, each value to ``digits``
+    significant digits.
+
+    Raises
+    ------
+    InvalidDataError
+        If there is no run, or a summary lacks one of :data:`SUMMARY_NAMES`.
+    """
+    if not summaries:
+        raise InvalidDataError("summary_table: no run to show")
+    for heading, summary in summaries.items():
+        missing = [name for name in SUMMARY_NAMES if name not in summary]
+        if missing:
+            raise InvalidDataError(f"summary_table: the summary of {heading!r} lacks {missing}")
+    rows = [
+        [SUMMARY_LABELS[name], *(format_number(float(s[name]), digits) for s in summaries.values())]
+        for name in SUMMARY_NAMES
+    ]
+    return markdown_table(["quantity", *summaries], rows)
 
 
 def first_reaching(trace: optim.Trace, name: str, level: float, below: bool = False) -> float:

@@ -150,3 +150,17 @@ def test_toward_is_plus_one_at_the_target_minus_one_at_the_other_and_refuses_par
         ntp.toward(a, b, 2 * b)
     with pytest.raises(InvalidDataError, match="share a shape"):
         ntp.toward(a, b, b[:2])
+
+
+def test_summary_table_names_each_quantity_in_math_a_column_per_run():
+    gd = dict(zip(SUMMARY_NAMES, (0.0012731, 17.5, 0.97689, 0.99671, 0.041812), strict=True))
+    adam = {name: 2 * value for name, value in gd.items()}
+    table = ntp.summary_table({"GD": gd, "Adam": adam}).splitlines()
+    assert table[0] == "| quantity | GD | Adam |"
+    assert len(table) == 2 + len(SUMMARY_NAMES)  # the header, its rule, a row per quantity
+    assert table[2] == r"| $\operatorname{CE}(W_k) - \mathcal{H}$ | 0.001273 | 0.002546 |"
+    assert table[4].endswith("| 0.9769 | 1.954 |")  # four significant digits
+    with pytest.raises(InvalidDataError, match="lacks \\['dist_F'\\]"):
+        ntp.summary_table({"GD": {k: v for k, v in gd.items() if k != "dist_F"}})
+    with pytest.raises(InvalidDataError, match="no run"):
+        ntp.summary_table({})
