@@ -10,7 +10,7 @@ its neighbours; a row here is its cells, as written.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from .errors import InvalidDataError
 
@@ -47,3 +47,27 @@ def markdown_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
         raise InvalidDataError(f"a table cell cannot hold a line break: {broken!r}")
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     return "\n".join(lines + [f"| {' | '.join(str(c) for c in row)} |" for row in rows])
+
+
+def columns_table(columns: Mapping[str, Mapping[str, object]], corner: str = "quantity") -> str:
+    """A Markdown table given by its columns: heading -> (row label -> cell), one column per heading.
+
+    The first column holds the row labels, headed ``corner``, in the order of the first column's;
+    every column must have the same labels. Cells and labels are MyST already, as
+    :func:`markdown_table`'s (a number is taken as its ``str``). The shape for a few runs or
+    instances measured on many quantities: a row per quantity keeps the table as narrow as its
+    runs.
+
+    Raises
+    ------
+    InvalidDataError
+        If there is no column, or two columns have different row labels.
+    """
+    if not columns:
+        raise InvalidDataError("a table needs at least one column")
+    labels = list(next(iter(columns.values())))
+    for heading, column in columns.items():
+        if list(column) != labels:
+            raise InvalidDataError(f"column {heading!r} has the rows {list(column)}, not {labels}")
+    rows = [[label, *(str(column[label]) for column in columns.values())] for label in labels]
+    return markdown_table([corner, *columns], rows)

@@ -15,7 +15,7 @@ from .._digits import (
     format_stable_summary,
     stable_digits,
 )
-from .._markdown import markdown_table
+from .._markdown import columns_table, markdown_table
 from .._samples import sample_of
 from ..records._checks import Artifact
 from ..records._places import output_tree
@@ -60,4 +60,5 @@ __all__ = [
     "describe_change",
     "sentences",
     "markdown_table",
+    "columns_table",
 ]

@@ -8,7 +8,7 @@ from myst_nb.ext.glue import GLUE_PREFIX, extract_glue_data_cell
 from nbformat.v4 import new_code_cell, new_output
 
 from ntpnb.chapter import _prose as prose
-from ntpnb.chapter import describe_change, markdown_table, sentences
+from ntpnb.chapter import columns_table, describe_change, markdown_table, sentences
 from ntpnb.errors import InvalidDataError
 
 
@@ -79,3 +79,17 @@ def test_sentences_and_markdown_table():
     assert table.splitlines() == ["| a | b |", "|---|---|", "| 1 | 2 |", "| **s** |  |"]
     with pytest.raises(InvalidDataError, match="3 cells in a table of 2 columns"):
         markdown_table(("a", "b"), [("1", "2", "3")])
+
+
+def test_a_table_given_by_its_columns_has_a_row_per_label():
+    table = columns_table({"2D": {"$m$": 3, "$d$": 2}, "synthetic": {"$m$": 50, "$d$": 60}}, corner="size")
+    assert table.splitlines() == [
+        "| size | 2D | synthetic |",
+        "|---|---|---|",
+        "| $m$ | 3 | 50 |",
+        "| $d$ | 2 | 60 |",
+    ]
+    with pytest.raises(InvalidDataError, match="column 'b' has the rows"):
+        columns_table({"a": {"x": 1}, "b": {"y": 2}})
+    with pytest.raises(InvalidDataError, match="at least one column"):
+        columns_table({})

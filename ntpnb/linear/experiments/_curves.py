@@ -19,7 +19,7 @@ from ... import _optim as optim
 from ... import settings
 from ..._digits import format_number
 from ..._direction import correlation
-from ..._markdown import markdown_table
+from ..._markdown import columns_table
 from ..._validation import as_count, as_float, as_float_array, as_generator, frozen
 from ...errors import InvalidDataError
 from .._decoder_training import Limits
@@ -135,11 +135,11 @@ def summary_table(summaries: Mapping[str, Mapping[str, float]], digits: int = 4)
         missing = [name for name in SUMMARY_NAMES if name not in summary]
         if missing:
             raise InvalidDataError(f"summary_table: the summary of {heading!r} lacks {missing}")
-    rows = [
-        [SUMMARY_LABELS[name], *(format_number(float(s[name]), digits) for s in summaries.values())]
-        for name in SUMMARY_NAMES
-    ]
-    return markdown_table(["quantity", *summaries], rows)
+    columns = {
+        heading: {SUMMARY_LABELS[name]: format_number(float(summary[name]), digits) for name in SUMMARY_NAMES}
+        for heading, summary in summaries.items()
+    }
+    return columns_table(columns)
 
 
 def first_reaching(trace: optim.Trace, name: str, level: float, below: bool = False) -> float:
