@@ -466,7 +466,7 @@ def map_finding(series: Series) -> str:
     return f"{series.name}: {series.outcome}, {series.quote()} (required {series.first.required})"
 
 
-#: What a map's row of the report's table says when no chapter of the run stated its headline.
+#: What a map's line in the report says when no chapter of the run stated its headline.
 NO_MAP_HEADLINE = "not measured in this run"
 
 
@@ -475,19 +475,20 @@ def _claim_links(claim_ids: Sequence[str]) -> str:
     return ", ".join(f"[{c}](#{card_anchor(c)})" for c in claim_ids)
 
 
-def _maps_table(pages: TreePages) -> str:
-    """One row per map: the claims it leaves, the quantity varied, and where they stop holding.
+def _map_rows(pages: TreePages) -> list[str]:
+    """One line per map: the quantity it varies, the claims it leaves, and where they stop holding.
 
-    The last column is the map's headline, as the chapter that draws it stated it across the seeds
-    (:meth:`~ntpnb.chapter.ClaimLog.headline`).
+    Where they stop holding is the map's headline, as the chapter that draws it stated it across
+    the seeds (:meth:`~ntpnb.chapter.ClaimLog.headline`). A list, not a table: a row reads at the
+    page's full width on a phone.
     """
     rows = []
     for mid, spec in MAPS.items():
-        where = pages.map_headlines.get(mid, NO_MAP_HEADLINE).replace("|", "\\|")  # MyST already
+        where = pages.map_headlines.get(mid, NO_MAP_HEADLINE)
         # raw HTML: the map's block is a <details> of the page, no target MyST knows
-        title = f'<a href="#map-{mid.lower()}">{mid}</a>: {escape_markdown(spec.title)}'
-        rows.append([title, _claim_links(spec.claims), spec.parameter, where])
-    return markdown_table(["map", "claims", "varied", "where they stop holding"], rows)
+        link = f'<a href="#map-{mid.lower()}">**{mid}**</a>'  # its title is its block's
+        rows.append(f"- {link} (varies {spec.parameter}; {_claim_links(spec.claims)}): {where}")
+    return rows
 
 
 def _maps_section(pages: TreePages) -> list[str]:
@@ -502,11 +503,8 @@ def _maps_section(pages: TreePages) -> list[str]:
     for mid, spec in MAPS.items():
         body += _map_block(pages, mid, spec)
     block = _details(summary, "\n".join(body), "ntpnb-checks ntpnb-maps", count=_map_counts(series))
-    intro = (
-        "Maps of what happens where a paper's assumption does not hold: measurements of ours, which "
-        "count in none of the verdicts above."
-    )
-    return [f"## {MAPS_TITLE}", "", intro, "", _maps_table(pages), "", *block, ""]
+    intro = "Where a paper's assumption does not hold: measurements of ours, in no verdict above."
+    return [f"## {MAPS_TITLE}", "", intro, "", *_map_rows(pages), "", *block, ""]
 
 
 def _map_counts(series: Sequence[Series]) -> str:
@@ -724,11 +722,11 @@ def _every_check(pages: TreePages) -> list[str]:
     lines = [
         "## Every check",
         "",
-        "Every assertion of every chapter, a table per chapter: our value (pooled over",
-        "the seeds for a statistical or count check, else at the book's seed), what it required, the",
-        "paper's value (and the authors' stored one), how it was decided across the seeds and the",
-        "result. *sanity* rows test the code or the setting, *finding* rows a paper's number missed,",
-        "*measurement* rows go beyond the paper. A claim id links to the section that checks it.",
+        "Every assertion of every chapter, a table per chapter: our value ({term}`pooled` for a",
+        "statistical or count check, else at the book's seed), what it required, the paper's value",
+        "(and the authors' stored one), how it was decided and the result; a row says its kind",
+        "({term}`sanity check`, {term}`finding`, {term}`measurement`), its claim id links to the",
+        "section that checks it.",
         "",
     ]
     if not pages.check_count:

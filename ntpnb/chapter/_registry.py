@@ -467,7 +467,7 @@ _MAPS: tuple[MapSpec, ...] = (
         r"GD's step $\eta$ on the synthetic instance of Figs. 3-5, over decades on both sides of $2/L$, "
         r"at a fixed budget of steps; and steps just below and above $2/L_\infty$ (the curvature at the "
         "limit), where the finite part's late orbit is measured (converging, or a period-2 cycle)",
-        r"GD's step $\eta$",
+        r"the step $\eta$",
         ("A6", "A7", "A12"),
     ),
     MapSpec(
@@ -478,7 +478,7 @@ _MAPS: tuple[MapSpec, ...] = (
         r"the size of the instance (contexts $m$, the dimension $d$ growing with it): the steps GD needs "
         "to reach a correlation near 1 with the NTP-SVM, extrapolated at the logarithmic rate from runs "
         "of growing budgets (each extrapolation a lower bound: it moves later as the budget grows)",
-        r"the instance's contexts $m$, with $d$ growing with $m$",
+        r"the contexts $m$, $d \propto m$",
         ("A7", "A12"),
     ),
     MapSpec(
@@ -488,7 +488,7 @@ _MAPS: tuple[MapSpec, ...] = (
         "NTP-compatibility and NTP-separability (Proposition 1; Lemma 1's $d > m$)",
         r"the embedding dimension $d/m$ of a random instance through the compatibility and separability "
         r"thresholds of chapter 5: the gap $\inf \operatorname{CE} - \mathcal{H}$ and GD's approach to it",
-        r"the dimension $d/m$",
+        r"$d/m$",
         ("A2", "A3"),
     ),
     MapSpec(
@@ -500,7 +500,7 @@ _MAPS: tuple[MapSpec, ...] = (
         r"the normalized-GD step $\eta$ on Fig. 3's acyclic instances (4000 steps): B8's requirement, the "
         r"trials' mean correlation with the Graph-SVM's $W^{\rm mm}$ above 0.99, and that no trial's "
         "gradient underflows to 0 in float64",
-        r"normalized GD's step $\eta$",
+        r"the step $\eta$",
         ("B7", "B8"),
     ),
     MapSpec(
@@ -512,7 +512,7 @@ _MAPS: tuple[MapSpec, ...] = (
         r"the number of samples $n$ per data set in Fig. 5's general-head setting, under the authors' loss "
         "and the paper's stated loss: B10's pseudo cyclic rate, its local correlation and the pseudo "
         "cyclic distance",
-        r"samples per data set $n$",
+        r"the samples $n$",
         ("B10", "B11"),
         protocols=_B10_LOSSES,  # its checks are made under B10's two losses
     ),

@@ -274,19 +274,20 @@ def test_report_links_to_the_sections_that_check_each_claim(built_book):
         assert parts.fragment in parse(target).ids, f"{href}: no such section"
 
 
-def test_the_report_gives_each_map_a_row_with_where_its_claims_stop_holding(built_book, quick_run):
-    """Chapter 8 states a headline for every map; the report's table shows each, math typeset."""
+def test_the_report_gives_each_map_a_line_with_where_its_claims_stop_holding(built_book, quick_run):
+    """Chapter 8 states a headline for every map; the report's list shows each, math typeset."""
     headlines = json.loads((quick_run / "claims" / "08_beyond.json").read_text())["headlines"]
     assert sorted(h["claim"] for h in headlines) == sorted(MAPS)
     report = (built_book / "_build" / "html" / "outputs" / "report.html").read_text()
     maps = report.split('id="beyond-the-papers-settings"', 1)[1].split("<details", 1)[0]
-    rows = re.findall(r"<tr[^>]*>(.*?)</tr>", maps, re.S)[1:]  # after the header's
-    assert len(rows) == len(MAPS)
-    for mid, row in zip(MAPS, rows, strict=True):
-        cells = re.findall(r"<td[^>]*>(.*?)</td>", row, re.S)
-        assert f'href="#map-{mid.lower()}"' in cells[0], mid
-        assert "not measured in this run" not in cells[3], mid
-        assert 'class="math notranslate nohighlight"' in cells[3] and "$" not in cells[3], mid
+    items = re.findall(r"<li>(.*?)</li>", maps, re.S)
+    assert len(items) == len(MAPS)
+    for mid, item in zip(MAPS, items, strict=True):
+        assert f'href="#map-{mid.lower()}"' in item, mid
+        assert "not measured in this run" not in item, mid
+        assert 'class="math notranslate nohighlight"' in item and "$" not in item, mid
+    ids = re.findall(r'<details class="ntpnb-checks ntpnb-map" id="(map-m\d)"', report)
+    assert ids == [f"map-{mid.lower()}" for mid in MAPS]  # each line's link has its target
 
 
 def test_intro_quotes_the_verdict_counts_of_the_run(built_book):

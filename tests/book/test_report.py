@@ -477,15 +477,15 @@ def test_a_maps_checks_count_in_no_verdict_and_the_report_lists_each_map_apart(t
     assert f"**1 of {len(CLAIMS)} claims reproduced, {len(CLAIMS) - 1} not tested.**" in report
     assert "missing from the registry" not in report
     maps = report.split(f"## {MAPS_TITLE}\n", 1)[1].split("\n## ", 1)[0]
-    # one row per map, before the blocks: its claims, what it varies, and where they stop holding
-    table = maps.split("<details", 1)[0]
-    assert "| map | claims | varied | where they stop holding |" in table
-    row = '| <a href="#map-m1">M1</a>: Step size beyond the smoothness bound | [A6](#claim-a6), '
-    row += "[A7](#claim-a7), [A12](#claim-a12) | GD's step $\\eta$ | the finite part ends at 4.3 of its "
-    assert row in table
-    for mid in list(MAPS)[1:]:  # no headline recorded: the row says so
-        assert f'| <a href="#map-{mid.lower()}">{mid}</a>: ' in table
-    assert table.count(f"| {NO_MAP_HEADLINE} |") == len(MAPS) - 1
+    # one line per map, before the blocks: what it varies, its claims, and where they stop holding
+    lines = [line for line in maps.split("<details", 1)[0].splitlines() if line.startswith("- ")]
+    assert len(lines) == len(MAPS)
+    m1 = '- <a href="#map-m1">**M1**</a> (varies the step $\\eta$; [A6](#claim-a6), [A7](#claim-a7), '
+    m1 += "[A12](#claim-a12)): the finite part ends at 4.3 of its "
+    assert lines[0].startswith(m1)
+    for mid, line in zip(list(MAPS)[1:], lines[1:], strict=True):  # no headline recorded: it says so
+        assert line.startswith(f'- <a href="#map-{mid.lower()}">**{mid}**</a> ')
+        assert line.endswith(f"): {NO_MAP_HEADLINE}")
     for mid, spec in MAPS.items():  # each map a block, closed, its counts in its summary
         assert f'<details class="ntpnb-checks ntpnb-map" id="map-{mid.lower()}">' in maps
         assert f"<summary>{escape(f'{mid}: {spec.title} (Paper {spec.paper})')} <span>(" in maps

@@ -219,17 +219,22 @@ def test_a_map_declares_the_protocols_of_the_claim_whose_settings_it_runs():
     assert not declared_protocols("M1") and not declared_protocols("A1") and not declared_protocols("Z9")
     assert {mid for mid, spec in MAPS.items() if spec.protocols} == {"M5"}
     with pytest.raises(NTPError, match="one protocol is no choice"):
-        registry._maps((registry.MapSpec("M9", "B", "t", "a", "v", ("B10",), {"authors' loss": "x"}),))
+        registry._maps((registry.MapSpec("M9", "B", "t", "a", "v", "p", ("B10",), {"authors' loss": "x"}),))
 
 
-def test_every_claim_has_one_headline_in_a_chapter_that_checks_it():
-    """The report's summary shows each claim's headline: one chapter states it, and checks the claim."""
+def test_every_claim_and_map_has_one_headline_in_a_chapter_that_checks_it():
+    """The report shows each claim's and each map's headline: one chapter states it, and checks it."""
+    from ntpnb.chapter._registry import MAPS
+
     sources = {p.stem: p.read_text() for p in sorted((ROOT / "notebooks").glob("*.md"))}
     stated: dict[str, list[str]] = {}
     for name, source in sources.items():
-        for cid in re.findall(r"claims\.headline\(\s*\"([AB]\d+)\"", source):
+        for cid in re.findall(r"claims\.headline\(\s*\"([ABM]\d+)\"", source):
             stated.setdefault(cid, []).append(name)
-    assert set(stated) == set(CLAIMS), f"no headline for {sorted(set(CLAIMS) - set(stated))}"
+    expected = set(CLAIMS) | set(MAPS)
+    assert set(stated) == expected, f"no headline for {sorted(expected - set(stated))}"
     for cid, names in stated.items():
         assert len(names) == 1, f"{cid} has a headline in {names}"
-        assert cid in _checked_ids(sources[names[0]]), f"{names[0]} states {cid}'s headline, checks it not"
+        checked = set(re.findall(r"claims\.check\(\s*\"(M\d+)\"", sources[names[0]]))
+        checked |= _checked_ids(sources[names[0]])  # a map's checks, a claim's checks and qualifications
+        assert cid in checked, f"{names[0]} states {cid}'s headline, checks it not"
