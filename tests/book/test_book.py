@@ -290,6 +290,26 @@ def test_the_report_gives_each_map_a_line_with_where_its_claims_stop_holding(bui
     assert ids == [f"map-{mid.lower()}" for mid in MAPS]  # each line's link has its target
 
 
+#: The tags with which the book hides a cell's output (or shows it only when a reader opens it).
+HIDDEN_OUTPUT = {"remove-output", "remove-cell", "remove-stdout", "hide-cell", "hide-output"}
+
+
+def test_no_chapter_shows_printed_text(quick_run):
+    """A chapter's visible outputs are figures, tables and sentences: no cell it shows prints text."""
+    printing = {}
+    for path in sorted((quick_run / "notebooks").glob("*.ipynb")):
+        for index, cell in enumerate(json.loads(path.read_text())["cells"]):
+            if cell["cell_type"] != "code" or HIDDEN_OUTPUT & set(cell["metadata"].get("tags", [])):
+                continue
+            streams = [
+                o for o in cell["outputs"] if o["output_type"] == "stream" and "".join(o["text"]).strip()
+            ]
+            plain = [o for o in cell["outputs"] if set(o.get("data", {})) == {"text/plain"}]
+            if streams or plain:
+                printing.setdefault(path.stem, []).append(index)
+    assert not printing, f"cells that show printed text, by chapter: {printing}"
+
+
 def test_intro_quotes_the_verdict_counts_of_the_run(built_book):
     intro = (built_book / "_build" / "html" / "book" / "intro.html").read_text()
     text = re.sub(r"<[^>]+>", "", intro)
