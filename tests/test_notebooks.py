@@ -125,8 +125,8 @@ def test_chapter_5_completes_at_seed_7(tmp_path):
     record = load_chapter_run(out / "claims" / "05_overparameterization.json")
     assert record.seed == 7 and record.complete
     executed = (out / "notebooks" / "05_overparameterization.ipynb").read_text()
-    assert "  2  1  separable   0.500" in executed  # the comparison that stopped the old run
-    assert "numerically ambiguous independent draws, each replaced by a fresh draw: 0" in executed
+    assert "| 2 | 1 | separable | 0.500 |" in executed  # the comparison that stopped the old run
+    assert "Numerically ambiguous independent draws, each replaced by a fresh draw: 0." in executed
 
 
 def test_every_figure_is_written(quick_run):

@@ -482,13 +482,17 @@ def _map_rows(pages: TreePages) -> list[str]:
     the seeds (:meth:`~ntpnb.chapter.ClaimLog.headline`). A list, not a table: a row reads at the
     page's full width on a phone.
     """
-    rows = []
-    for mid, spec in MAPS.items():
-        where = pages.map_headlines.get(mid, NO_MAP_HEADLINE)
-        # raw HTML: the map's block is a <details> of the page, no target MyST knows
-        link = f'<a href="#map-{mid.lower()}">**{mid}**</a>'  # its title is its block's
-        rows.append(f"- {link} (varies {spec.parameter}; {_claim_links(spec.claims)}): {where}")
-    return rows
+    lines = [
+        {
+            "id": mid.lower(),
+            "map": mid,
+            "parameter": spec.parameter,
+            "claims": _claim_links(spec.claims),
+            "where": pages.map_headlines.get(mid, NO_MAP_HEADLINE),
+        }
+        for mid, spec in MAPS.items()
+    ]
+    return render("map_lines.md", lines=lines).splitlines()
 
 
 def _maps_section(pages: TreePages) -> list[str]:
