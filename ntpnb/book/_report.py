@@ -95,7 +95,7 @@ class TreePages:
     absent: Sequence[str] = ()
     #: The notebooks whose last run failed, as their records in ``failed/`` say.
     failed: tuple[ChapterRun, ...] = ()
-    #: Map id -> its headline across the seeds (the row of the report's table of maps).
+    #: Map id -> its headline across the seeds (its line in the report's maps section).
     map_headlines: Mapping[str, str] = field(default_factory=dict)
 
     @property
@@ -496,7 +496,7 @@ def _map_rows(pages: TreePages) -> list[str]:
 
 
 def _maps_section(pages: TreePages) -> list[str]:
-    """The maps of the registry: a table of one row per map, then each map in a collapsed block.
+    """The maps of the registry: a line per map (:func:`_map_rows`), then each map in a collapsed block.
 
     A map's numbers are measurements beyond the papers: they count in no verdict (the section
     says so, and the blocks' counts).

@@ -217,7 +217,7 @@ class ClaimLog:
         headline per claim, made by the chapter that leads it; recorded, not printed.
 
         ``claim`` may be a map's id (:data:`~ntpnb.chapter._registry.MAPS`, ``"M1"``): its
-        headline is the row of the report's table of maps, the measured values on either side of
+        headline is its line in the report's maps section, the measured values on either side of
         where the claims it leaves stop holding, against the paper's setting.
 
         Raises

@@ -445,7 +445,7 @@ class MapSpec:
     assumption: str
     #: What is varied, and over what (MyST, no ``|``).
     varied: str
-    #: The quantity varied, in a few words with its symbol (MyST, no ``|``): the report's table.
+    #: The quantity varied, in a few words with its symbol (MyST, no ``|``): the map's line in the report.
     parameter: str
     #: The ids of the claims whose assumption it leaves.
     claims: tuple[str, ...]
