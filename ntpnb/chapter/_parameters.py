@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from .._jupyter_imports import import_jsonschema_without_iri_grammar
+from .._validation import is_real
 from ..errors import InvalidDataError, NTPError
 from ..records._checks import PROFILE_NAMES
 from ..records._places import (
@@ -171,6 +172,16 @@ def budget_parameters(source: Path) -> dict[str, int]:
     """The budgets (:data:`BUDGETS`) of the notebook ``source`` with their values in its cell, the paper's."""
     cell = read_parameters_cell(source)
     return {name: cell[name].value for name in BUDGETS.get(source.stem, ()) if name in cell}
+
+
+def paper_setting(source: Path, names: Iterable[str]) -> dict[str, float]:
+    """The paper's value of each of ``names`` that is a number in the notebook ``source``'s cell.
+
+    The ``parameters`` cell holds the paper's values (a profile changes them); a parameter that is
+    not a number there (a list, a text, a flag) has no one setting to mark on a map's axis.
+    """
+    cell = read_parameters_cell(source)
+    return {name: cell[name].value for name in names if name in cell and is_real(cell[name].value)}
 
 
 #: The parameters of a run, not of its chapter (never ``-p``; not among :func:`profile_parameters`),

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from statistics import median
 from typing import TYPE_CHECKING, Any
 
+from .._digits import format_bound
 from ..chapter._plotting import COLORS, MIN_TEXT_POINTS, PHONE_WIDTH, use_style
 from ._boundaries import Boundary
 from ._decide import CheckMap
@@ -94,13 +95,27 @@ class MapLabels:
         return self.axes.get(axis.name, axis.name)
 
 
-def _numeric(axis: Axis) -> bool:
-    return all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in axis.values)
+def paper_marks(grid: Grid, paper: Mapping[str, float]) -> tuple[Mark, ...]:
+    """A mark of the paper's setting on each numeric axis that ``paper`` gives a value.
+
+    On a line the axis reaches out to the setting; a heatmap's cells have no room outside the
+    grid, so there a setting outside the axis's values is not drawn (:func:`~._words.paper_words`
+    says so).
+    """
+    marks = []
+    for axis in grid.axes:
+        if axis.name not in paper or not axis.numeric():
+            continue
+        at = paper[axis.name]
+        if len(grid.axes) > 1 and not axis.covers(at):
+            continue
+        marks.append(Mark(at, f"the paper's {axis.name} = {format_bound(at)}", paper=True, axis=axis.name))
+    return tuple(marks)
 
 
 def _positions(axis: Axis) -> list[float]:
     """Where an axis's values are drawn: the values if numbers, else their places."""
-    return [float(v) for v in axis.values] if _numeric(axis) else list(range(len(axis.values)))
+    return [float(v) for v in axis.values] if axis.numeric() else list(range(len(axis.values)))
 
 
 def _spans_decades(values: Sequence[float]) -> bool:
@@ -177,9 +192,9 @@ def _draw_line(ax: Axes, check_map: CheckMap, grid: Grid, share_ax: Axes | None,
     bottom = share_ax if share_ax is not None else ax
     bottom.set_xlabel(labels.axis_label(axis))
     for panel in panels:
-        if axis.log and _numeric(axis) and min(xs) > 0:
+        if axis.log and axis.numeric() and min(xs) > 0:
             panel.set_xscale("log")
-        if not _numeric(axis):
+        if not axis.numeric():
             panel.set_xticks(xs, axis.texts())
 
 
@@ -293,7 +308,7 @@ def _cell_position(axis: Axis, at: float) -> float:
 def _draw_cell_mark(ax: Axes, mark: Mark, xa: Axis, ya: Axis) -> None:
     """A mark on a heatmap: a line across the cells at its value along its axis (:class:`Mark`)."""
     along = ya if mark.axis == ya.name else xa
-    if not _numeric(along):
+    if not along.numeric():
         return
     at = _cell_position(along, mark.at)
     if along is xa:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Mapping, Sequence
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +24,7 @@ from ..records._files import atomic_write_json, atomic_write_text, file_digest, 
 from . import _draw as draw_module
 from ._boundaries import Boundary
 from ._decide import CheckMap, check_maps
-from ._draw import draw_map
+from ._draw import MapLabels, Mark, draw_map, paper_marks
 from ._grid import Grid
 from ._page import map_page
 from ._results import GridResults
@@ -69,9 +70,10 @@ def _boundary_record(boundary: Boundary) -> dict[str, Any]:
     }
 
 
-def figure_key(check_map: CheckMap, grid: Grid) -> str:
-    """SHA-256 of what a map's figure is drawn from: its data and the code that draws it."""
-    data = json.dumps(map_record(check_map, grid), sort_keys=True, default=repr).encode()
+def figure_key(check_map: CheckMap, grid: Grid, marks: Sequence[Mark] = ()) -> str:
+    """SHA-256 of what a map's figure is drawn from: its data, its marks and the code that draws it."""
+    drawn = {"map": map_record(check_map, grid), "marks": [asdict(mark) for mark in marks]}
+    data = json.dumps(drawn, sort_keys=True, default=repr).encode()
     code = (Path(module).read_bytes() for module in (draw_module.__file__, plotting.__file__))
     return content_key(data, *code)
 
@@ -107,11 +109,12 @@ def write_maps(
     maps = check_maps(results) if maps is None else maps
     paths, figures, drawn = [], {}, {}
     kept = kept_figures(folder)
+    labels = MapLabels(marks=paper_marks(results.grid, results.paper))
     for check_map in maps:
-        key = figure_key(check_map, results.grid)
+        key = figure_key(check_map, results.grid, labels.marks)
         written = kept.get(key)
         if written is None:  # not drawn from these data by this code, or its files changed since
-            written = _draw_into(check_map, results.grid, folder)
+            written = _draw_into(check_map, results.grid, folder, labels)
         paths += written
         figures[check_map.slug] = written[0].name
         drawn[key] = {path.name: file_digest(path) for path in written}
@@ -120,11 +123,11 @@ def write_maps(
     return paths
 
 
-def _draw_into(check_map: CheckMap, grid: Grid, folder: Path) -> list[Path]:
+def _draw_into(check_map: CheckMap, grid: Grid, folder: Path, labels: MapLabels) -> list[Path]:
     """Draw one check's map and write its figure files into ``folder``; return their paths."""
     import matplotlib.pyplot as plt
 
-    fig = draw_map(check_map, grid)
+    fig = draw_map(check_map, grid, labels=labels)
     try:
         return write_figure(fig, folder / check_map.slug)
     finally:
@@ -145,6 +148,7 @@ def _maps_data(
             for a in results.grid.axes
         ],
         "fixed": dict(results.fixed),
+        "paper": dict(results.paper),
         "notes": list(results.notes),
         "budget_notes": budget_notes(results, maps),
         "maps": [map_record(m, results.grid) for m in maps],

@@ -38,6 +38,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from .._validation import is_real
 from ..chapter._domains import Domain
 from ..chapter._parameters import (
     apply_overrides,
@@ -82,6 +83,14 @@ class Axis:
         """Each value as ``-p NAME=TEXT`` takes it (:func:`value_text`)."""
         return tuple(value_text(value) for value in self.values)
 
+    def numeric(self) -> bool:
+        """Whether every value is a number (never a flag nor a text): the axis has positions."""
+        return all(is_real(v) for v in self.values)
+
+    def covers(self, value: float) -> bool:
+        """Whether ``value`` lies between the smallest and the largest of a numeric axis's values."""
+        return self.numeric() and bool(self.values) and min(self.values) <= value <= max(self.values)
+
     def nearest(self, value: float) -> Any:
         """The axis's value nearest ``value``: by ratio on a log axis, by difference otherwise.
 
@@ -93,8 +102,7 @@ class Axis:
             If the axis's values are not numbers, or on a log axis if they or ``value`` are not
             all positive.
         """
-        numbers = [v for v in self.values if isinstance(v, (int, float)) and not isinstance(v, bool)]
-        if len(numbers) != len(self.values) or not self.values:
+        if not self.numeric() or not self.values:
             raise InvalidDataError(f"axis {self.name}: no nearest value among {list(self.values)}")
         if not self.log:
             return min(self.values, key=lambda v: abs(v - value))

@@ -17,7 +17,7 @@ from ._decide import CheckMap, check_maps
 from ._grid import Grid
 from ._grid import value_text as parameter_text
 from ._results import GridResults
-from ._words import boundary_summary, budget_notes, value_text, where_it_holds
+from ._words import boundary_summary, budget_notes, paper_words, value_text, where_it_holds
 
 #: How a check's decision at a point is made, as the page states it (the book's rule).
 DECISION_RULE = (
@@ -84,7 +84,7 @@ def _point_table(check_map: CheckMap, grid: Grid) -> str:
     return markdown_table([escape_markdown(h) for h in head], rows)
 
 
-def _caption(check_map: CheckMap, grid: Grid, n_seeds: int) -> str:
+def _caption(check_map: CheckMap, grid: Grid, n_seeds: int, paper: Mapping[str, float]) -> str:
     if len(grid.axes) == 1:
         drawn = (
             f"The median over the {n_seeds} seeds (filled where the check holds, open where it fails, "
@@ -98,6 +98,8 @@ def _caption(check_map: CheckMap, grid: Grid, n_seeds: int) -> str:
             "undecided); in each cell, the seeds at which it passes; orange, its boundaries (dashed "
             "across undecided cells)."
         )
+    if setting := paper_words(grid, paper):
+        drawn = f"{drawn} {escape_markdown(setting)}"
     return (
         f"{escape_markdown(check_map.label)} {escape_markdown(check_map.what)}, "
         f"required {escape_markdown(check_map.required)} "
@@ -108,7 +110,7 @@ def _caption(check_map: CheckMap, grid: Grid, n_seeds: int) -> str:
 
 def _map_section(index: int, check_map: CheckMap, results: GridResults, figure: str | None) -> list[str]:
     lines = [f"## {index}. {escape_markdown(check_map.label)}: {escape_markdown(check_map.what)}", ""]
-    caption = _caption(check_map, results.grid, len(results.seeds))
+    caption = _caption(check_map, results.grid, len(results.seeds), results.paper)
     if figure:
         alt = (
             f"Map of {check_map.label} {check_map.what} over "

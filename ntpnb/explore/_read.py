@@ -7,12 +7,14 @@ the point's is not counted, and its notes say why.
 
 from __future__ import annotations
 
+import math
 import shlex
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from .._validation import is_real
 from ..book._trees import chapter_problem, shown
 from ..book._verdicts import seed_record
 from ..errors import InvalidDataError, NTPError
@@ -45,6 +47,8 @@ class _ExploreRecord:
     points: tuple[tuple[str, Mapping[str, Any]], ...]
     #: The chapter's iteration budgets at the paper's values (none in older records).
     budgets: Mapping[str, Any] = field(default_factory=dict)
+    #: The paper's value of each axis that has one (none in older records).
+    paper: Mapping[str, float] = field(default_factory=dict)
 
     def command(self, tree: Path) -> str:
         """The ``ntpnb explore`` command of this grid into ``tree``: it runs what is missing again."""
@@ -79,7 +83,11 @@ class _ExploreRecord:
         budgets = data.get("budgets", {})
         if not isinstance(budgets, dict):
             raise ValueError("'budgets' is not a mapping of parameters to values")
-        return cls(chapter, profile, seeds, grid, {str(k): v for k, v in fixed.items()}, points, budgets)
+        paper = data.get("paper", {})
+        if not isinstance(paper, dict) or not all(is_real(v) and math.isfinite(v) for v in paper.values()):
+            raise ValueError("'paper' is not a mapping of parameters to numbers")
+        fixed = {str(k): v for k, v in fixed.items()}
+        return cls(chapter, profile, seeds, grid, fixed, points, budgets, paper)
 
 
 def _book_record(tree: OutputTree, chapter: str, seed: int, point: Mapping[str, Any]) -> ChapterRun | str:
@@ -188,6 +196,7 @@ def load_explore(tree: str | Path) -> GridResults:
         explore.fixed,
         tuple(notes),
         short,
+        explore.paper,
     )
 
 

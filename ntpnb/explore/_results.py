@@ -67,6 +67,9 @@ class GridResults:
     #: The points that ran a budget (an iteration count) below the paper's, each with its budgets:
     #: ``toy_iters = 5000 (the paper's 100000)`` (:func:`~ntpnb.explore._words.budget_notes`).
     short: Mapping[PointKey, str] = field(default_factory=dict)
+    #: The paper's value of each axis that has one (the chapter's ``parameters`` cell), which the
+    #: maps mark.
+    paper: Mapping[str, float] = field(default_factory=dict)
 
     def key(self, point: Mapping[str, Any]) -> PointKey:
         """The point's values in axis order."""

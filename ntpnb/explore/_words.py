@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 
+from .._digits import format_bound
 from .._text import join_words
 from ..errors import InvalidDataError
 from ._boundaries import Boundary
@@ -147,3 +148,21 @@ def budget_notes(results: GridResults, maps: Sequence[CheckMap]) -> list[str]:
                 "the claim fails there"
             )
     return notes
+
+
+def paper_words(grid: Grid, paper: Mapping[str, float]) -> str:
+    """The sentence that names the paper's setting on a map's axes ("" where no axis has one).
+
+    A setting outside a heatmap's values is named and said not drawn (:func:`~._draw.paper_marks`).
+    """
+    parts = []
+    for axis in grid.axes:
+        if axis.name not in paper or not axis.numeric():
+            continue
+        at = paper[axis.name]
+        drawn = axis.covers(at) or len(grid.axes) == 1
+        where = "" if drawn else ", outside the grid's values (not drawn)"
+        parts.append(f"{axis.name} = {format_bound(at)}{where}")
+    if not parts:
+        return ""
+    return f"Solid black: the paper's setting, {' and '.join(parts)}."

@@ -27,7 +27,7 @@ from typing import Any
 
 from .. import __version__
 from .._validation import as_count
-from ..chapter._parameters import apply_overrides, budget_parameters
+from ..chapter._parameters import apply_overrides, budget_parameters, paper_setting
 from ..errors import NTPError, PathError, RunInterruptedError
 from ..explore._decide import check_maps
 from ..explore._folder import MAPS_DIRNAME, write_maps
@@ -112,13 +112,15 @@ def explore_record(
     fixed: Mapping[str, Any],
     seeds: Sequence[int],
     budgets: Mapping[str, int] | None = None,
+    paper: Mapping[str, float] | None = None,
 ) -> dict[str, Any]:
     """What ``explore.json`` records of a grid: the setting, its seeds, each point's folder and values.
 
     ``fixed``: the single-valued overrides, each as its parameter takes it (a number stays a number);
     ``budgets``: the chapter's iteration budgets at the paper's values
     (:func:`~ntpnb.chapter._parameters.budget_parameters`), against which the maps name a point
-    that ran shorter.
+    that ran shorter; ``paper``: the paper's value of each axis that has one
+    (:func:`~ntpnb.chapter._parameters.paper_setting`), which the maps mark.
     """
     return {
         "chapter": chapter,
@@ -130,6 +132,7 @@ def explore_record(
             {"dir": f"{POINTS_DIRNAME}/{point_label(point)}", "values": point} for point in grid.points()
         ],
         "budgets": dict(budgets or {}),
+        "paper": dict(paper or {}),
         "version": __version__,
     }
 
@@ -242,7 +245,13 @@ def check_explore(
     typed = apply_overrides(source, profile, fixed)  # each fixed value as its parameter takes it
     fixed_values = {name: typed[name] for name in fixed}
     record = explore_record(
-        source.stem, profile, grid, fixed_values, points[0].record.seeds, budget_parameters(source)
+        source.stem,
+        profile,
+        grid,
+        fixed_values,
+        points[0].record.seeds,
+        budget_parameters(source),
+        paper_setting(source, (axis.name for axis in grid.axes)),
     )
     check_explore_tree(tree, record)
     return CheckedExplore(grid, tree, tuple(points), record)

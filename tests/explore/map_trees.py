@@ -62,11 +62,13 @@ def write_explore(
     failed: Sequence[tuple[Mapping[str, Any], int]] = (),
     fixed: Mapping[str, Any] | None = None,
     budgets: Mapping[str, int] | None = None,
+    paper: Mapping[str, float] | None = None,
 ) -> Path:
     """An explore tree: ``explore.json`` and every point at every seed (``checks_at(point, seed)``'s checks).
 
     The runs in ``failed`` (point, seed) failed instead; ``budgets``: the chapter's iteration
-    budgets at the paper's values, as ``explore.json`` records them.
+    budgets at the paper's values, as ``explore.json`` records them; ``paper``: the paper's value
+    of an axis.
     """
     points = []
     for point in grid.points():
@@ -86,6 +88,7 @@ def write_explore(
         "fixed": dict(fixed or {}),
         "points": points,
         "budgets": dict(budgets or {}),
+        **({"paper": dict(paper)} if paper is not None else {}),
         "version": "0.1.0",
     }
     (tree / "explore.json").write_text(json.dumps(record, indent=1))

@@ -18,7 +18,7 @@ from ntpnb.explore import (
     run_grid,
     shared_legend,
 )
-from ntpnb.explore._draw import AT_AXIS_NOTE
+from ntpnb.explore._draw import AT_AXIS_NOTE, paper_marks
 
 matplotlib.use("Agg")
 
@@ -139,6 +139,20 @@ def test_a_heatmap_marks_the_papers_setting_along_its_axis_and_names_its_axes():
         assert "the paper's step" in legend_texts(fig)
     finally:
         plt.close(fig)
+
+
+def test_the_papers_setting_is_marked_on_a_line_and_inside_a_heatmaps_grid_only():
+    line = paper_marks(STEPS, {"lr": 0.5, "m": 3})  # m: no axis of this grid
+    assert line == (Mark(0.5, "the paper's lr = 0.5", paper=True, axis="lr"),)
+    assert paper_marks(STEPS, {"lr": 1000.0})[0].at == 1000.0  # a line's axis reaches out to it
+    heat = Grid(
+        (
+            Axis("lr", (0.1, 1.0, 10.0), log=True),
+            Axis("m", (2, 4, 8)),
+        )
+    )
+    assert [m.axis for m in paper_marks(heat, {"lr": 1000.0, "m": 4})] == ["m"]
+    assert paper_marks(Grid((Axis("loss", ("ce", "sq")),)), {"loss": 1.0}) == ()
 
 
 def test_shared_legend_puts_each_entry_once_under_a_figure_of_several_maps():

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from ntpnb.errors import NTPError
 from ntpnb.explore import Axis, Grid, check_maps, point_check, run_grid
 from ntpnb.explore._page import map_page
 from ntpnb.explore._read import load_explore
@@ -55,6 +56,27 @@ def test_the_map_page_says_what_was_explored_then_summarizes_and_shows_every_map
     assert "| 1.0 | 1.10 | [1.00, 1.20] | 3 of 3 seeds | holds |" in lines
     # at lr = 10 a seed failed to run: the two seeds that ran fail there, so the point fails
     assert "| 10.0 | 10.5 | [10.0, 11.0] | 0 of 2 seeds | fails |" in lines
+
+
+def test_the_map_page_names_the_papers_setting_and_one_outside_a_heatmaps_grid(tmp_path):
+    write_explore(tmp_path / "line", GRID, (0,), tree_checks, paper={"lr": 0.5})
+    line = map_page(load_explore(tmp_path / "line"), {})
+    assert line.count("Solid black: the paper's setting, lr = 0.5.") == 2  # one per map
+    grid = Grid((*GRID.axes, Axis("m", (2, 4), "2,4")))
+    write_explore(tmp_path / "heat", grid, (0,), tree_checks, paper={"lr": 100.0, "m": 4})
+    heat = map_page(load_explore(tmp_path / "heat"), {})
+    assert (
+        "Solid black: the paper's setting, lr = 100, outside the grid's values (not drawn) and m = 4."
+    ) in heat
+    # a record from before the paper's setting was recorded: no sentence, no mark
+    write_explore(tmp_path / "old", GRID, (0,), tree_checks)
+    assert "the paper's setting" not in map_page(load_explore(tmp_path / "old"), {})
+
+
+def test_an_explore_record_with_a_papers_setting_that_is_not_a_number_is_refused(tmp_path):
+    write_explore(tmp_path, GRID, (0,), tree_checks, paper={"lr": "fast"})
+    with pytest.raises(NTPError, match="'paper' is not a mapping of parameters to numbers"):
+        load_explore(tmp_path)
 
 
 def test_a_page_of_an_in_process_grid_and_of_a_grid_without_checks():

@@ -9,6 +9,7 @@ import itertools
 import json
 import shlex
 import warnings
+from dataclasses import replace
 
 import matplotlib
 import pytest
@@ -314,7 +315,12 @@ def test_write_maps_draws_a_map_again_only_when_its_data_or_its_files_changed(tm
     write_maps(run_grid(LINE, (0, 1), below(3.5)), folder)
     drawn = []
     draw = folder_module.draw_map
-    monkeypatch.setattr(folder_module, "draw_map", lambda m, grid: drawn.append(m.slug) or draw(m, grid))
+
+    def counted(check_map, grid, labels):
+        drawn.append(check_map.slug)
+        return draw(check_map, grid, labels=labels)
+
+    monkeypatch.setattr(folder_module, "draw_map", counted)
     write_maps(run_grid(LINE, (0, 1), below(3.5)), folder)  # the same data: every figure kept
     assert drawn == []
     slug = check_maps(run_grid(LINE, (0, 1), below(3.5)))[0].slug
@@ -324,6 +330,9 @@ def test_write_maps_draws_a_map_again_only_when_its_data_or_its_files_changed(tm
     assert (folder / f"{slug}.png").read_bytes().startswith(b"\x89PNG")
     write_maps(run_grid(LINE, (0, 1), below(4.5)), folder)  # other data: drawn again
     assert drawn == [slug, slug]
+    marked = replace(run_grid(LINE, (0, 1), below(4.5)), paper={"lr": 2.0})
+    write_maps(marked, folder)  # the paper's setting marked: every map drawn again
+    assert drawn[2:] == [m.slug for m in check_maps(marked)]
 
 
 # -- an explore tree ----------------------------------------------------------------------------------

@@ -109,6 +109,7 @@ def test_the_record_names_the_grid_its_seeds_and_each_points_tree(project):
     ]
     assert record["fixed"] == {"toy_iters": 7}  # as the parameter takes it: a number stays a number
     assert record["budgets"] == {"toy_iters": 100_000}  # the paper's: a shorter point's map says so
+    assert record["paper"] == {"toy_lr": 0.5, "n_frames": 40}  # each axis's: the maps mark it
     assert [p["dir"] for p in record["points"][:2]] == [
         "points/toy_lr=0.01,n_frames=2",
         "points/toy_lr=0.01,n_frames=3",
