@@ -20,6 +20,7 @@ from typing import Any
 
 from docutils import nodes
 from markupsafe import Markup
+from sphinx import addnodes
 from sphinx.application import Sphinx
 from sphinx.util.docutils import SphinxDirective
 
@@ -120,25 +121,68 @@ def placeholders(doctree: nodes.document, name: str) -> list[nodes.container]:
     return [n for n in doctree.findall(nodes.container) if f"{name}-placeholder" in n["classes"]]
 
 
+def _single_page(app: Sphinx) -> bool:
+    """Whether the book is written as one page (the edition the PDF is printed from)."""
+    return app.builder.name == "singlehtml"
+
+
+def _page_uri(app: Sphinx, fromdoc: str, target: str) -> str:
+    """The address of page ``target`` from page ``fromdoc``: none on it, nor on the single page."""
+    if target == fromdoc or _single_page(app):  # there every page's ids are on the one page
+        return ""
+    return app.builder.get_relative_uri(fromdoc, target)
+
+
 def _section_uri(app: Sphinx, fromdoc: str, notebook: str, anchor: str) -> str:
     """The address, from page ``fromdoc``, of section ``anchor`` (a MyST slug) of chapter ``notebook``."""
     target = CHAPTERS + notebook
     slugs = app.env.metadata.get(target, {}).get("myst_slugs", {})
     node_id = slugs[anchor][1] if anchor in slugs else ""
-    page = "" if target == fromdoc else app.builder.get_relative_uri(fromdoc, target)
-    return page + (f"#{node_id}" if node_id else "")
+    return _page_uri(app, fromdoc, target) + (f"#{node_id}" if node_id else "")
 
 
 def _card_uri(app: Sphinx, fromdoc: str, claim: Mapping[str, Any]) -> str | None:
     """The address, from page ``fromdoc``, of the claim's card on the report (None: no report)."""
     if REPORT not in app.env.found_docs:
         return None
-    page = "" if fromdoc == REPORT else app.builder.get_relative_uri(fromdoc, REPORT)
-    return f"{page}#{claim['card']}"
+    return f"{_page_uri(app, fromdoc, REPORT)}#{claim['card']}"
+
+
+def _chapter_claims(app: Sphinx, fromdoc: str, claims: Sequence[Mapping[str, Any]], notebook: str) -> str:
+    """The row of ``notebook``'s own claims, each linked to its card and its first section there.
+
+    Empty where the chapter checks no claim.
+    """
+    own = []
+    for c in claims:
+        if anchors := [s["anchor"] for s in c["sections"] if s["notebook"] == notebook]:
+            own.append((c, _card_uri(app, fromdoc, c), _section_uri(app, fromdoc, notebook, anchors[0])))
+    return render_inline("chapter_verdicts.html", claims=claims_html(own)) if own else ""
+
+
+def _chapter_pages(doctree: nodes.document, fromdoc: str) -> list[tuple[str, nodes.Element]]:
+    """Each chapter in ``doctree`` and the node that holds it: the page, or each on the single page."""
+    if fromdoc.startswith(CHAPTERS):
+        return [(fromdoc.removeprefix(CHAPTERS), doctree)]
+    return [
+        (marker["docname"].removeprefix(CHAPTERS), marker)
+        for marker in doctree.findall(addnodes.start_of_file)
+        if marker["docname"].startswith(CHAPTERS)
+    ]
+
+
+def _under_title(page: nodes.Element, row: str) -> None:
+    """Put the HTML ``row`` under the title of ``page``'s first section (none: nowhere)."""
+    section = next(iter(page.findall(nodes.section)), None)
+    if section is not None and isinstance(section[0], nodes.title):
+        section.insert(1, nodes.raw("", row, format="html"))
 
 
 def _fill(app: Sphinx, doctree: nodes.document, fromdoc: str) -> None:
-    """Draw the scoreboard where the directive stands, and a chapter's own claims under its title."""
+    """Draw the scoreboard where the directive stands, and a chapter's own claims under its title.
+
+    On the single page the PDF is printed from, every chapter's, each under its own title.
+    """
     path = Path(app.srcdir) / "outputs" / SCOREBOARD_FILE
     if not path.is_file():  # ``ntpnb book`` wrote none
         for node in placeholders(doctree, DIRECTIVE):
@@ -160,16 +204,9 @@ def _fill(app: Sphinx, doctree: nodes.document, fromdoc: str) -> None:
     scoreboard = render_inline("scoreboard.html", papers=papers)
     for node in placeholders(doctree, DIRECTIVE):
         node.replace_self(nodes.raw("", scoreboard, format="html"))
-    if fromdoc.startswith(CHAPTERS):
-        notebook = fromdoc.removeprefix(CHAPTERS)
-        own = []  # the claims it checks, each linked to its card and to its first section here
-        for c in data["claims"]:
-            if anchors := [s["anchor"] for s in c["sections"] if s["notebook"] == notebook]:
-                own.append((c, _card_uri(app, fromdoc, c), _section_uri(app, fromdoc, notebook, anchors[0])))
-        section = next(iter(doctree.findall(nodes.section)), None)
-        if own and section is not None and isinstance(section[0], nodes.title):
-            row = render_inline("chapter_verdicts.html", claims=claims_html(own))
-            section.insert(1, nodes.raw("", row, format="html"))
+    for notebook, page in _chapter_pages(doctree, fromdoc):  # the claims each chapter checks
+        if row := _chapter_claims(app, fromdoc, data["claims"], notebook):
+            _under_title(page, row)
 
 
 def setup(app: Sphinx) -> None:

@@ -11,6 +11,7 @@ use (a "Show code" button, the API reference), every figure printed, and its len
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import re
@@ -561,3 +562,51 @@ def test_no_page_between_a_pages_first_and_last_prints_fewer_than_a_hundred_word
         if words < MIN_WORDS and not images:
             short.append((number + 1, words, " ".join(printed.texts[number].split()[:8])))
     assert short == []
+
+
+@pytest.mark.slow
+def test_each_chapter_prints_its_claims_badges_under_its_title(printed):
+    verdicts = json.loads((printed.root / "outputs" / "verdicts.json").read_text(encoding="utf-8"))
+    starts = {normal(title): page for title, page, _ in printed.pages_of_the_book()}
+    chapters = sorted((printed.html / "outputs" / "notebooks").glob("*.html"))
+    missing, checked = [], 0
+    for chapter in chapters:
+        title = normal("".join(page_headings(chapter).headings[0][1]))
+        page = next(p for t, p in starts.items() if t.endswith(title))
+        own = [c for c in verdicts["claims"] if any(s["notebook"] == chapter.stem for s in c["sections"])]
+        # the badge (its id and verdict in words), then the claim in short, on the chapter's first page
+        text = " ".join(printed.texts[page : page + 2])
+        missing += [(chapter.stem, c["id"]) for c in own if normal(f"{c['id']} {c['verdict']}") not in text]
+        checked += len(own)
+    assert checked >= 20 and missing == []
+
+
+def _shown_code(chapter: Path) -> list[list[str]]:
+    """The longer lines of each code cell a chapter prints (a folded cell's code is left out)."""
+    from bs4 import BeautifulSoup
+
+    soup = BeautifulSoup(chapter.read_text(encoding="utf-8"), "html.parser")
+    blocks = []
+    for cell in soup.select("div.cell_input"):
+        injected = "tag_injected-parameters" in cell.parent.get("class", [])
+        if not injected and cell.find_parent("details", class_="hide") is None:
+            # lines a page's text can be searched for (not a lone ")")
+            blocks.append([normal(line) for line in cell.get_text().splitlines() if len(normal(line)) > 10])
+    return blocks
+
+
+@pytest.mark.slow
+def test_no_code_box_is_split_across_printed_pages(printed):
+    starts = {normal(title): page for title, page, _ in printed.pages_of_the_book()}
+    split, boxes = [], 0
+    for chapter in sorted((printed.html / "outputs" / "notebooks").glob("*.html")):
+        title = normal("".join(page_headings(chapter).headings[0][1]))
+        page = next(p for t, p in starts.items() if t.endswith(title))
+        for lines in _shown_code(chapter):
+            first = next(n for n in range(page, len(printed.pages)) if lines[0] in printed.texts[n])
+            last = next(n for n in range(first, len(printed.pages)) if lines[-1] in printed.texts[n])
+            boxes += 1
+            if first != last:
+                split.append((chapter.stem, lines[0], first + 1, last + 1))
+            page = last
+    assert boxes >= 5 and split == []
