@@ -27,6 +27,19 @@ def escape_markdown(text: object) -> str:
     return _SPECIAL.sub(r"\\\1", str(text))
 
 
+#: Inline math, ``$...$``, in a text that is otherwise plain words.
+_MATH = re.compile(r"(\$[^$\n]+\$)")
+
+
+def escape_markdown_but_math(text: object) -> str:
+    """``text`` as plain words in MyST (:func:`escape_markdown`), but its ``$...$`` typeset as math.
+
+    For a sentence that quotes a text written in MyST (a protocol's words) among plain words.
+    """
+    parts = _MATH.split(str(text))
+    return "".join(part if i % 2 else escape_markdown(part) for i, part in enumerate(parts))
+
+
 def markdown_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
     """A Markdown table: the header row, the separator, one line per row (cells as given).
 

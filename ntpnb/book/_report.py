@@ -28,7 +28,7 @@ from markdown_it import MarkdownIt
 from mdit_py_plugins.colon_fence import colon_fence_plugin
 from mdit_py_plugins.dollarmath import dollarmath_plugin
 
-from .._markdown import escape_markdown, markdown_table
+from .._markdown import escape_markdown, escape_markdown_but_math, markdown_table
 from .._templates import render
 from .._text import join_words, value_range
 from ..chapter._registry import CLAIMS, MAPS, PAPERS, ClaimSpec, MapSpec, sort_key
@@ -231,8 +231,7 @@ def _link(sections: Sections, made: Made, text: str | None = None) -> str:
     target = f"/outputs/notebooks/{notebook}.ipynb" + (f"#{section[1]}" if section else "")
     if text is None:  # the chapter as the book numbers it, and the heading, its inline math kept
         heading = section[0] if section else ""
-        parts = re.split(r"(\$[^$]+\$)", heading)
-        title = "".join(p if p.startswith("$") and p.endswith("$") else escape_markdown(p) for p in parts)
+        title = escape_markdown_but_math(heading)
         text = escape_markdown(chapter_label(notebook)) + (f" § {title}" if heading else "")
     return f"[{text}]({target})"
 
@@ -398,10 +397,10 @@ ASIDES: tuple[tuple[str, str], ...] = (
 
 
 def _sentences(items: Sequence[str]) -> list[str]:
-    """One sentence as it is, several as a list."""
+    """One sentence as it is, several as a list; plain words but the math a protocol's words quote."""
     if len(items) == 1:
-        return [escape_markdown(items[0])]
-    return [f"- {escape_markdown(item)}" for item in items]
+        return [escape_markdown_but_math(items[0])]
+    return [f"- {escape_markdown_but_math(item)}" for item in items]
 
 
 def _asides(verdict: Verdict) -> list[str]:

@@ -416,6 +416,7 @@ def test_a_card_shows_each_field_of_the_verdict_in_its_own_words(run):
         verdict=QUALIFIED,
         qualifications=("decided under [authors' loss] (reproduced); under [paper's loss]: ...",),
         beyond=("drift of the threshold: -0.042 ± 0.009",),
+        explanations=("under [authors' loss] (the loss $(1-p_y)^2$): reproduced, 0.994",),
         marginal=("global distance: holds pooled (q = 0.020); alone, seeds 2 and 3 do not bear it out",),
         notes=("the authors' stored Fig. 5a: 0.995, consistent with ours", "a second note"),
         protocols=tuple(sub),
@@ -429,6 +430,8 @@ def test_a_card_shows_each_field_of_the_verdict_in_its_own_words(run):
         "\nQualification\n: decided under \\[authors' loss\\] (reproduced); under \\[paper's loss\\]: ...\n"
         in card
     )
+    # a protocol's words quoted in a sentence keep their math typeset, the rest is plain words
+    assert "\nExplanation\n: under \\[authors' loss\\] (the loss $(1-p_y)^2$): reproduced, 0.994\n" in card
     # what a reader checks second, in one collapsed block: the measurements beyond the paper (never
     # a qualification), the marginal seeds, then the notes
     summary = "beyond the paper: 1; marginal seeds: 1; notes: 2"

@@ -93,3 +93,13 @@ def test_a_table_given_by_its_columns_has_a_row_per_label():
         columns_table({"a": {"x": 1}, "b": {"y": 2}})
     with pytest.raises(InvalidDataError, match="at least one column"):
         columns_table({})
+
+
+def test_escape_markdown_but_math_keeps_inline_math_and_escapes_the_rest():
+    from ntpnb._markdown import escape_markdown, escape_markdown_but_math
+
+    text = r"under [authors' loss] (the loss $(1-\mathrm{softmax}(Ef_W(X))_y)^2$, not *stated*): 0.99"
+    assert escape_markdown_but_math(text) == (
+        r"under \[authors' loss\] (the loss $(1-\mathrm{softmax}(Ef_W(X))_y)^2$, not \*stated\*): 0.99"
+    )
+    assert escape_markdown_but_math("costs $5, or [more]") == escape_markdown("costs $5, or [more]")
