@@ -159,13 +159,32 @@ def small_synthetic() -> tuple:
     return data, ntp.limits(data), ntp.lecun_decoder(data, ntp.own_stream(3, 1))
 
 
+#: A book built already (a folder with ``outputs/`` and ``_build/html``, e.g. a paper book of
+#: ``./run.sh reproduce``) that the tests of the built book check instead of the quick one:
+#: ``NTPNB_TEST_BOOK=. pytest tests/book/test_browser.py tests/book/test_pdf.py``. Tests of the
+#: quick run's own numbers do not hold there.
+TEST_BOOK_VAR = "NTPNB_TEST_BOOK"
+
+
+def given_book() -> Path | None:
+    """The book :data:`TEST_BOOK_VAR` names, checked to be built (None: the suite builds its own)."""
+    if not (folder := os.environ.get(TEST_BOOK_VAR)):
+        return None
+    book = Path(folder).resolve()
+    if not (book / "outputs").is_dir() or not (book / "_build" / "html" / "index.html").is_file():
+        pytest.fail(f"{TEST_BOOK_VAR}={folder} is not a built book (outputs/ and _build/html/index.html)")
+    return book
+
+
 @pytest.fixture(scope="session")
 def quick_run(tmp_path_factory) -> Path:
     """Every notebook executed at the quick profile, at :data:`QUICK_SEEDS` seeds, into a temporary tree.
 
     The run must succeed: no check fails at the book's seed, no sanity check at any seed, no
-    statistical check pooled over the seeds.
+    statistical check pooled over the seeds. (The outputs of :func:`given_book` where one is.)
     """
+    if (book := given_book()) is not None:
+        return book / "outputs"
 
     def run(out: Path) -> None:
         cmd = [sys.executable, "-m", "ntpnb.cli", "reproduce", "--profile", "quick", "--out", str(out)]
@@ -206,7 +225,10 @@ def built_book(tmp_path_factory, quick_run) -> Path:
     """The book built once from the quick-profile outputs (the build log in ``_build/build.log``).
 
     Shared by the build test and the browser test, so the suite builds the book only once.
+    (:func:`given_book`, where one is given.)
     """
+    if (book := given_book()) is not None:
+        return book
 
     def build(folder: Path) -> None:
         root = copy_book_sources(folder / "book-root", quick_run)
