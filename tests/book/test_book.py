@@ -310,6 +310,28 @@ def test_no_chapter_shows_printed_text(quick_run):
     assert not printing, f"cells that show printed text, by chapter: {printing}"
 
 
+#: What each of chapter 8's maps prints in its legend for the paper's own setting (M2's is a line of
+#: the paper's m, which the quick profile's grid leaves out).
+MAP_SETTINGS = {
+    "m1_step_size": "the paper's step 0.5",
+    "m3_conditions": "Figs. 3-5's d/m = 1.2",
+    "m4_step": "Fig. 3's step 0.01",
+    "m5_samples": "Fig. 5's n = 4",
+}
+
+
+def test_each_map_marks_the_papers_setting_and_says_what_its_markers_mean(quick_run):
+    from pypdf import PdfReader
+
+    for name, setting in MAP_SETTINGS.items():
+        pages = PdfReader(quick_run / "figures" / f"{name}.pdf").pages
+        text = " ".join(" ".join(page.extract_text().split()) for page in pages)
+        # the paper's setting, the required value, and what the line and the markers mean
+        assert setting in text, (name, text)
+        assert "required" in text and "median of seeds" in text, name
+        assert "holds" in text or "fails" in text, name
+
+
 def test_intro_quotes_the_verdict_counts_of_the_run(built_book):
     intro = (built_book / "_build" / "html" / "book" / "intro.html").read_text()
     text = re.sub(r"<[^>]+>", "", intro)
