@@ -44,13 +44,17 @@ from ._glossary import GLOSSARY_LABEL, GLOSSARY_TITLE, TERMS, glossary_directive
 from ._scoreboard import PAPER_TOPICS, SCOREBOARD_FILE, badge_html, card_anchor, scoreboard_data
 from ._trees import chapter_label, describe_run, visible
 from ._verdicts import (
+    BY_CONSTRUCTION,
     NOT_TESTED,
+    POSITIVE,
     VERDICT_RULE,
+    VERDICTS,
     CheckSummary,
     ProtocolVerdict,
     Series,
     Sweep,
     Verdict,
+    counted_verdict,
     format_counts,
     headlines_across,
     load_sweeps,
@@ -608,8 +612,26 @@ def _check_row(pages: TreePages, notebook: str, series: Series, check: Check) ->
     ]
 
 
+def chapter_claims_words(pages: TreePages, notebook: str) -> str:
+    """What the claims a chapter checks (its badges) did, by verdict; one that does not hold named.
+
+    ``"claims: 1 reproduced with a qualification, 1 does not reproduce (A16)"``; "" for a chapter
+    that checks no claim of the registry (its checks are of maps).
+    """
+    own = [cid for cid in CLAIMS if any(nb == notebook for nb, _ in pages.by_claim.get(cid, []))]
+    parts = []
+    for name in VERDICTS:
+        if ids := [cid for cid in own if pages.results[cid].verdict == name]:
+            named = "" if name in POSITIVE or name == BY_CONSTRUCTION else f" ({join_words(ids)})"
+            parts.append(counted_verdict(len(ids), name) + named)
+    return "claims: " + ", ".join(parts) if parts else ""
+
+
 def _chapter_checks(pages: TreePages, sweep: Sweep) -> list[str]:
-    """One chapter's checks across the seeds: a collapsed block opening to their table."""
+    """One chapter's checks across the seeds: a collapsed block opening to their table.
+
+    Its summary says what the chapter's claims did, then how many checks it made and how many fail.
+    """
     notebook = sweep.book.notebook
     shown = [
         (s, s.checks[sweep.seeds[0]]) for s in series_of(sweep) if s.checks.get(sweep.seeds[0]) is not None
@@ -619,7 +641,9 @@ def _chapter_checks(pages: TreePages, sweep: Sweep) -> list[str]:
     header = ["claim", "what was measured", "ours", "required", "the paper", "decided", "result"]
     title = f"{chapter_label(notebook)}. {pages.titles.get(notebook, notebook)}"
     held = f"{failed} fail" if failed else "none fails"
-    count = f"{len(rows)} checks, {held}, {_seeds_words(sweep.seeds)}"
+    checks = f"{len(rows)} checks, {held}, {_seeds_words(sweep.seeds)}"
+    claims = chapter_claims_words(pages, notebook)
+    count = f"{claims}; {checks}" if claims else checks
     body = f"{{doc}}`The chapter </outputs/notebooks/{notebook}>`.\n\n{markdown_table(header, rows)}"
     classes = "ntpnb-checks ntpnb-chapter-checks" + " ntpnb-has-fail" * bool(failed)
     return [*_details(title, body, classes, count=count), ""]

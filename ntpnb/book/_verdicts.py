@@ -1144,8 +1144,11 @@ def format_counts(results: Mapping[str, Verdict]) -> str:
     """
     counts = Counter(v.verdict for v in results.values())
     parts = [f"{counts[VERDICTS[0]]} of {len(results)} claims {VERDICTS[0]}"]
-    for name in VERDICTS[1:]:
-        if counts[name]:  # the verdict as a predicate: "2 do not reproduce", "1 holds at some seeds"
-            plural = name.replace("does not", "do not").replace("holds at", "hold at")
-            parts.append(f"{counts[name]} {name if counts[name] == 1 else plural}")
+    parts += [counted_verdict(counts[name], name) for name in VERDICTS[1:] if counts[name]]
     return ", ".join(parts)
+
+
+def counted_verdict(count: int, verdict: str) -> str:
+    """How many claims have ``verdict``, the verdict as their predicate: ``"2 do not reproduce"``."""
+    plural = verdict.replace("does not", "do not").replace("holds at", "hold at")
+    return f"{count} {verdict if count == 1 else plural}"

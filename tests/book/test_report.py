@@ -209,7 +209,8 @@ def test_report_lists_every_claim_with_its_status(run):
     # every check, collapsed, with our value, the requirement and the paper's value
     block = '<details class="ntpnb-checks ntpnb-chapter-checks ntpnb-has-fail"><summary>7. A demo chapter'
     assert block in report
-    assert "<span>(4 checks, 1 fail, seed 0)</span></summary>" in report
+    # its summary: what the chapter's claims did (one that does not hold named), then its checks
+    assert "<span>(claims: 1 reproduced, 1 check failed (A2); 4 checks, 1 fail, seed 0)</span>" in report
     assert "| *sanity:* KL sum is non-negative |" in report
     assert "| -0.5000 | = -1 ± 0.02 | e^\\{-gamma\\} | at the one seed | **fails** |" in report
     assert "| \\< 1e-12 | \\< 1e-12 |" in report
