@@ -162,8 +162,14 @@ def small_synthetic() -> tuple:
 #: A book built already (a folder with ``outputs/`` and ``_build/html``, e.g. a paper book of
 #: ``./run.sh reproduce``) that the tests of the built book check instead of the quick one:
 #: ``NTPNB_TEST_BOOK=. pytest tests/book/test_browser.py tests/book/test_pdf.py``. Tests of the
-#: quick run's own numbers do not hold there.
+#: quick run's own numbers do not hold there (:data:`OWN_BOOK_ONLY` skips the book tests').
 TEST_BOOK_VAR = "NTPNB_TEST_BOOK"
+
+
+#: A test of the suite's own quick book (its build log, its run's label), skipped on a given book.
+OWN_BOOK_ONLY = pytest.mark.skipif(
+    bool(os.environ.get(TEST_BOOK_VAR)), reason=f"checks the suite's own quick book, not {TEST_BOOK_VAR}'s"
+)
 
 
 def given_book() -> Path | None:

@@ -19,11 +19,12 @@ from ntpnb.chapter._registry import CLAIMS, MAPS
 from ntpnb.records._cache import output_digests
 from ntpnb.records._manifest import load_manifest, write_manifest
 
-from conftest import build_book
+from conftest import OWN_BOOK_ONLY, build_book
 
 pytestmark = pytest.mark.slow
 
 
+@OWN_BOOK_ONLY
 def test_book_builds_without_warnings(built_book):
     log = (built_book / "_build" / "build.log").read_text()
     assert "WARNING" not in log
@@ -332,6 +333,7 @@ def test_each_map_marks_the_papers_setting_and_says_what_its_markers_mean(quick_
         assert "holds" in text or "fails" in text, name
 
 
+@OWN_BOOK_ONLY
 def test_intro_quotes_the_verdict_counts_of_the_run(built_book):
     intro = (built_book / "_build" / "html" / "book" / "intro.html").read_text()
     text = re.sub(r"<[^>]+>", "", intro)
