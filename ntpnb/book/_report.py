@@ -612,7 +612,7 @@ def _check_row(pages: TreePages, notebook: str, series: Series, check: Check) ->
     ]
 
 
-def chapter_claims_words(pages: TreePages, notebook: str) -> str:
+def _chapter_claims_words(pages: TreePages, notebook: str) -> str:
     """What the claims a chapter checks (its badges) did, by verdict; one that does not hold named.
 
     ``"claims: 1 reproduced with a qualification, 1 does not reproduce (A16)"``; "" for a chapter
@@ -642,7 +642,7 @@ def _chapter_checks(pages: TreePages, sweep: Sweep) -> list[str]:
     title = f"{chapter_label(notebook)}. {pages.titles.get(notebook, notebook)}"
     held = f"{failed} fail" if failed else "none fails"
     checks = f"{len(rows)} checks, {held}, {_seeds_words(sweep.seeds)}"
-    claims = chapter_claims_words(pages, notebook)
+    claims = _chapter_claims_words(pages, notebook)
     count = f"{claims}; {checks}" if claims else checks
     body = f"{{doc}}`The chapter </outputs/notebooks/{notebook}>`.\n\n{markdown_table(header, rows)}"
     classes = "ntpnb-checks ntpnb-chapter-checks" + " ntpnb-has-fail" * bool(failed)

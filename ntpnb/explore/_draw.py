@@ -24,7 +24,7 @@ from .._digits import format_bound
 from ..chapter._plotting import COLORS, MIN_TEXT_POINTS, PHONE_WIDTH, use_style
 from ._boundaries import Boundary
 from ._decide import CheckMap
-from ._grid import Axis, Grid
+from ._grid import Axis, Grid, paper_settings
 from ._results import PointKey
 
 if TYPE_CHECKING:  # matplotlib is imported by the functions that draw, not with the package
@@ -96,21 +96,12 @@ class MapLabels:
 
 
 def paper_marks(grid: Grid, paper: Mapping[str, float]) -> tuple[Mark, ...]:
-    """A mark of the paper's setting on each numeric axis that ``paper`` gives a value.
-
-    On a line the axis reaches out to the setting; a heatmap's cells have no room outside the
-    grid, so there a setting outside the axis's values is not drawn (:func:`~._words.paper_words`
-    says so).
-    """
-    marks = []
-    for axis in grid.axes:
-        if axis.name not in paper or not axis.numeric():
-            continue
-        at = paper[axis.name]
-        if len(grid.axes) > 1 and not axis.covers(at):
-            continue
-        marks.append(Mark(at, f"the paper's {axis.name} = {format_bound(at)}", paper=True, axis=axis.name))
-    return tuple(marks)
+    """A mark of the paper's setting on each axis where a map draws it (:func:`~._grid.paper_settings`)."""
+    return tuple(
+        Mark(at, f"the paper's {axis.name} = {format_bound(at)}", paper=True, axis=axis.name)
+        for axis, at, drawn in paper_settings(grid, paper)
+        if drawn
+    )
 
 
 def _positions(axis: Axis) -> list[float]:

@@ -130,6 +130,19 @@ class Grid:
         return tuple(len(axis.values) for axis in self.axes)
 
 
+def paper_settings(grid: Grid, paper: Mapping[str, float]) -> list[tuple[Axis, float, bool]]:
+    """Each numeric axis of ``grid`` that ``paper`` gives a value, that value, and whether a map draws it.
+
+    A line's axis reaches out to the setting; a heatmap's cells span the grid's values only, so
+    there a setting outside them is not drawn.
+    """
+    return [
+        (axis, paper[axis.name], len(grid.axes) == 1 or axis.covers(paper[axis.name]))
+        for axis in grid.axes
+        if axis.name in paper and axis.numeric()
+    ]
+
+
 def point_label(point: Mapping[str, Any]) -> str:
     """``gd_lr=0.01,m=20``: the name of a point's folder and page (:func:`value_text` of each value)."""
     return folder_name({name: value_text(value) for name, value in point.items()})

@@ -13,7 +13,7 @@ from .._text import join_words
 from ..errors import InvalidDataError
 from ._boundaries import Boundary
 from ._decide import CheckMap, check_maps
-from ._grid import Axis, Grid
+from ._grid import Axis, Grid, paper_settings
 from ._results import GridResults
 
 
@@ -153,16 +153,10 @@ def budget_notes(results: GridResults, maps: Sequence[CheckMap]) -> list[str]:
 def paper_words(grid: Grid, paper: Mapping[str, float]) -> str:
     """The sentence that names the paper's setting on a map's axes ("" where no axis has one).
 
-    A setting outside a heatmap's values is named and said not drawn (:func:`~._draw.paper_marks`).
+    A setting a map does not draw (:func:`~._grid.paper_settings`) is named and said not drawn.
     """
-    parts = []
-    for axis in grid.axes:
-        if axis.name not in paper or not axis.numeric():
-            continue
-        at = paper[axis.name]
-        drawn = axis.covers(at) or len(grid.axes) == 1
-        where = "" if drawn else ", outside the grid's values (not drawn)"
-        parts.append(f"{axis.name} = {format_bound(at)}{where}")
-    if not parts:
-        return ""
-    return f"Solid black: the paper's setting, {' and '.join(parts)}."
+    parts = [
+        f"{axis.name} = {format_bound(at)}" + ("" if drawn else ", outside the grid's values (not drawn)")
+        for axis, at, drawn in paper_settings(grid, paper)
+    ]
+    return f"Solid black: the paper's setting, {join_words(parts)}." if parts else ""

@@ -371,6 +371,15 @@ class Printed:
                 found += [(level, pieces) for level, pieces in headings]
         return found
 
+    def chapter_starts(self) -> list[tuple[Path, int]]:
+        """Each chapter's HTML page and the printed page (from 0) its title starts on."""
+        starts = {normal(title): page for title, page, _ in self.pages_of_the_book()}
+        found = []
+        for chapter in sorted((self.html / "outputs" / "notebooks").glob("*.html")):
+            title = normal("".join(page_headings(chapter).headings[0][1]))
+            found.append((chapter, next(p for t, p in starts.items() if t.endswith(title))))
+        return found
+
     def pages_of_the_book(self) -> list[tuple[str, int, float]]:
         """``(title, page from 0, top)`` of the introduction and every page in a part."""
         page_level, found = 0, []  # the introduction's, then a part's pages'
@@ -567,12 +576,8 @@ def test_no_page_between_a_pages_first_and_last_prints_fewer_than_a_hundred_word
 @pytest.mark.slow
 def test_each_chapter_prints_its_claims_badges_under_its_title(printed):
     verdicts = json.loads((printed.root / "outputs" / "verdicts.json").read_text(encoding="utf-8"))
-    starts = {normal(title): page for title, page, _ in printed.pages_of_the_book()}
-    chapters = sorted((printed.html / "outputs" / "notebooks").glob("*.html"))
     missing, checked = [], 0
-    for chapter in chapters:
-        title = normal("".join(page_headings(chapter).headings[0][1]))
-        page = next(p for t, p in starts.items() if t.endswith(title))
+    for chapter, page in printed.chapter_starts():
         own = [c for c in verdicts["claims"] if any(s["notebook"] == chapter.stem for s in c["sections"])]
         # the badge (its id and verdict in words), then the claim in short, on the chapter's first page
         text = " ".join(printed.texts[page : page + 2])
@@ -597,11 +602,8 @@ def _shown_code(chapter: Path) -> list[list[str]]:
 
 @pytest.mark.slow
 def test_no_code_box_is_split_across_printed_pages(printed):
-    starts = {normal(title): page for title, page, _ in printed.pages_of_the_book()}
     split, boxes = [], 0
-    for chapter in sorted((printed.html / "outputs" / "notebooks").glob("*.html")):
-        title = normal("".join(page_headings(chapter).headings[0][1]))
-        page = next(p for t, p in starts.items() if t.endswith(title))
+    for chapter, page in printed.chapter_starts():
         for lines in _shown_code(chapter):
             first = next(n for n in range(page, len(printed.pages)) if lines[0] in printed.texts[n])
             last = next(n for n in range(first, len(printed.pages)) if lines[-1] in printed.texts[n])
