@@ -55,6 +55,38 @@ def run_order(item: pytest.Item) -> tuple[int, int]:
     return (1, LONGEST_QUICK_RUN_TESTS.index(name)) if name in LONGEST_QUICK_RUN_TESTS else (2, 0)
 
 
+#: The threadpoolctl limiter of a worker's BLAS threads (see :func:`pytest_configure`).
+BLAS_LIMIT = pytest.StashKey[object]()
+
+
+def worker_blas_threads() -> int | None:
+    """The BLAS threads of a pytest-xdist worker: its share of the cores (None outside xdist).
+
+    The workers are one per core (``-n auto``), so a BLAS that spreads a product over every core
+    competes with the other workers: its threads then wait for each other (measured here: one
+    separability test took 13.8 s and 18 s of CPU with two threads beside a busy core, 5.4 s
+    and 5 s with one). Notebook kernels and benchmarks set their own (``blas_variables``).
+    """
+    workers = os.environ.get("PYTEST_XDIST_WORKER_COUNT")
+    if "PYTEST_XDIST_WORKER" not in os.environ or not workers:
+        return None
+    return max(1, (os.cpu_count() or 1) // int(workers))
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Give each pytest-xdist worker's BLAS and OpenMP libraries its share of the cores.
+
+    threadpoolctl limits the libraries loaded so far, so scipy's BLAS is loaded first (numpy's
+    is, by ntpnb); the limit holds for the whole session (the limiter is kept on ``config``).
+    """
+    threads = worker_blas_threads()
+    if threads is not None:
+        import scipy.linalg  # noqa: F401  (loads scipy's own BLAS)
+        from threadpoolctl import threadpool_limits
+
+        config.stash[BLAS_LIMIT] = threadpool_limits(limits=threads)
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Order the tests so that the workers of pytest-xdist are busy until the end.
 

@@ -15,6 +15,8 @@ from ntpnb import _parallel as parallel
 from ntpnb._parallel import active_workers, parallel_map, run_sweep, trial_generators
 from ntpnb.errors import InvalidDataError
 
+from conftest import worker_blas_threads
+
 
 def draw(point, rng):
     """A picklable trial: a few random numbers scaled by the point."""
@@ -135,15 +137,30 @@ def test_n_jobs_beyond_the_machine_is_capped_with_a_warning():
 
 def test_limit_threads_limits_every_blas_library_and_restores_them():
 
+    from threadpoolctl import threadpool_info, threadpool_limits
+
+    def blas_threads() -> dict[str, int]:
+        return {lib["filepath"]: lib["num_threads"] for lib in threadpool_info() if lib["user_api"] == "blas"}
+
+    with threadpool_limits(limits=2, user_api="blas"):  # whatever the test worker's own limit
+        before = blas_threads()  # a BLAS built single-threaded (SCS's own OpenBLAS) stays at 1
+        assert 2 in before.values(), "numpy's BLAS is not loaded"  # imported above
+        with parallel.limit_threads(1, user_api="blas"):
+            assert set(blas_threads().values()) == {1}
+        assert blas_threads() == before
+
+
+def test_a_test_worker_s_blas_uses_its_share_of_the_cores():
+    """Under pytest-xdist, numpy's and scipy's BLAS run this worker's share (conftest's limit)."""
     from threadpoolctl import threadpool_info
 
-    before = {lib["filepath"]: lib["num_threads"] for lib in threadpool_info() if lib["user_api"] == "blas"}
-    assert before, "numpy's BLAS is not loaded"  # numpy is imported above
-    with parallel.limit_threads(1, user_api="blas"):
-        inside = [lib["num_threads"] for lib in threadpool_info() if lib["user_api"] == "blas"]
-        assert inside and max(inside) == 1
-    after = {lib["filepath"]: lib["num_threads"] for lib in threadpool_info() if lib["user_api"] == "blas"}
-    assert after == before
+    threads = worker_blas_threads()
+    if threads is None:
+        pytest.skip("not a pytest-xdist worker: the BLAS keeps its own thread count")
+    import scipy.linalg  # noqa: F401  (its BLAS, loaded before the limit)
+
+    blas = {lib["filepath"]: lib["num_threads"] for lib in threadpool_info() if lib["user_api"] == "blas"}
+    assert len(blas) >= 2 and max(blas.values()) <= threads, blas
 
 
 def test_the_thread_controller_is_made_again_when_modules_were_imported(monkeypatch):
