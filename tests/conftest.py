@@ -16,6 +16,7 @@ import pytest
 from filelock import FileLock
 
 import ntpnb as ntp
+from ntpnb._parallel import limit_threads
 from ntpnb.chapter._progress import QUIET_VAR
 
 from helpers import random_data
@@ -55,10 +56,6 @@ def run_order(item: pytest.Item) -> tuple[int, int]:
     return (1, LONGEST_QUICK_RUN_TESTS.index(name)) if name in LONGEST_QUICK_RUN_TESTS else (2, 0)
 
 
-#: The threadpoolctl limiter of a worker's BLAS threads (see :func:`pytest_configure`).
-BLAS_LIMIT = pytest.StashKey[object]()
-
-
 def worker_blas_threads() -> int | None:
     """The BLAS threads of a pytest-xdist worker: its share of the cores (None outside xdist).
 
@@ -76,15 +73,14 @@ def worker_blas_threads() -> int | None:
 def pytest_configure(config: pytest.Config) -> None:
     """Give each pytest-xdist worker's BLAS and OpenMP libraries its share of the cores.
 
-    threadpoolctl limits the libraries loaded so far, so scipy's BLAS is loaded first (numpy's
-    is, by ntpnb); the limit holds for the whole session (the limiter is kept on ``config``).
+    The limit applies to the libraries loaded so far, so scipy's BLAS is loaded first (numpy's
+    is, by ntpnb); not left as a context, it holds for the whole session.
     """
     threads = worker_blas_threads()
     if threads is not None:
         import scipy.linalg  # noqa: F401  (loads scipy's own BLAS)
-        from threadpoolctl import threadpool_limits
 
-        config.stash[BLAS_LIMIT] = threadpool_limits(limits=threads)
+        limit_threads(threads)
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

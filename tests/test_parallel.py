@@ -135,12 +135,16 @@ def test_n_jobs_beyond_the_machine_is_capped_with_a_warning():
         assert parallel.run_sweep(_trial, [1, 2], n_trials=2) == [[1, 1], [2, 2]]
 
 
+def blas_threads() -> dict[str, int]:
+    """The thread count of each BLAS library loaded in this process, by its file."""
+    from threadpoolctl import threadpool_info
+
+    return {lib["filepath"]: lib["num_threads"] for lib in threadpool_info() if lib["user_api"] == "blas"}
+
+
 def test_limit_threads_limits_every_blas_library_and_restores_them():
 
-    from threadpoolctl import threadpool_info, threadpool_limits
-
-    def blas_threads() -> dict[str, int]:
-        return {lib["filepath"]: lib["num_threads"] for lib in threadpool_info() if lib["user_api"] == "blas"}
+    from threadpoolctl import threadpool_limits
 
     with threadpool_limits(limits=2, user_api="blas"):  # whatever the test worker's own limit
         before = blas_threads()  # a BLAS built single-threaded (SCS's own OpenBLAS) stays at 1
@@ -152,14 +156,12 @@ def test_limit_threads_limits_every_blas_library_and_restores_them():
 
 def test_a_test_worker_s_blas_uses_its_share_of_the_cores():
     """Under pytest-xdist, numpy's and scipy's BLAS run this worker's share (conftest's limit)."""
-    from threadpoolctl import threadpool_info
-
     threads = worker_blas_threads()
     if threads is None:
         pytest.skip("not a pytest-xdist worker: the BLAS keeps its own thread count")
     import scipy.linalg  # noqa: F401  (its BLAS, loaded before the limit)
 
-    blas = {lib["filepath"]: lib["num_threads"] for lib in threadpool_info() if lib["user_api"] == "blas"}
+    blas = blas_threads()
     assert len(blas) >= 2 and max(blas.values()) <= threads, blas
 
 
