@@ -133,12 +133,18 @@ def staged_claims(root: Path) -> list[Path]:
     """The claim records of the notebooks executing now under ``root`` (staged, not yet published).
 
     A record being written is still a temporary file (``.<name>.json.tmp-...json``), not a record.
+    A notebook's staging folder that the runner removes while it is listed (the notebook's outputs
+    published) is listed again.
     """
-    return [
-        p
-        for p in (root / "outputs").rglob("*.json")
-        if ".staging" in p.parts and p.parent.name == "claims" and not is_temporary(p)
-    ]
+    while True:
+        try:
+            return [
+                p
+                for p in (root / "outputs").rglob("*.json")
+                if ".staging" in p.parts and p.parent.name == "claims" and not is_temporary(p)
+            ]
+        except FileNotFoundError:
+            continue
 
 
 def running_notebooks(root: Path) -> list[str]:
