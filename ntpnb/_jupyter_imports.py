@@ -6,6 +6,11 @@ jsonschema builds about thirty Earley parsers for the ``iri`` formats, about 2 s
 that reads a notebook: each ``ntpnb`` command and each worker. No notebook schema uses those
 formats, so :func:`import_jsonschema_without_iri_grammar` imports jsonschema without them; the
 package itself stays importable for anyone who asks for it later.
+
+Only jsonschema 4.24 and later load it. ``constraints.txt`` holds jsonschema at 4.23.0, which spares
+every process of an environment ``run.sh`` installs, the book's build and nbval among them; this
+guard spares ntpnb's own processes where jsonschema is not held (Binder's conda environment, a
+reader's own).
 """
 
 from __future__ import annotations

@@ -6,6 +6,8 @@ import json
 import subprocess
 import sys
 
+import pytest
+
 from conftest import ROOT
 
 
@@ -17,6 +19,9 @@ def python(code: str) -> dict:
 
 
 def test_reading_a_chapter_does_not_build_the_iri_grammar_and_notebooks_still_validate():
+    plain = python("import json, sys, jsonschema; print(json.dumps('rfc3987_syntax' in sys.modules))")
+    if not plain:
+        pytest.skip("this environment's jsonschema loads no IRI grammar (constraints.txt holds it at 4.23.0)")
     seen = python(
         "import json, sys\n"
         "from ntpnb.chapter._parameters import read_parameters_cell\n"

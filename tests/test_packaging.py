@@ -293,3 +293,16 @@ def test_the_records_layer_imports_nothing_above_it():
                 if up in above:
                     found.append(f"{path.name}:{node.lineno} {'.' * node.level}{node.module}")
     assert found == []
+
+
+def test_a_process_that_reads_a_notebook_builds_no_grammar():
+    # jsonschema from 4.24 imports rfc3987-syntax where it is installed (the lab extra's
+    # jupyter-events brings it), which builds a Lark grammar on import: 0.8 s of CPU in each
+    # process that imports nbformat without ntpnb's guard (the book's build, nbval, JupyterLab)
+    code = (
+        "import sys, jupytext, nbformat, papermill\n"
+        "nbformat.validate(nbformat.v4.new_notebook())\n"
+        "print(sorted(name for name in ('lark', 'rfc3987_syntax') if name in sys.modules))\n"
+    )
+    shown = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert shown.strip() == "[]", f"imported {shown.strip()}: hold jsonschema below 4.24 in constraints.txt"
