@@ -224,26 +224,29 @@ FIGURES = """() => {
 }"""
 
 
-def _shown_figures(browser, page: Path, window: dict) -> list[dict]:  # noqa: F811 (the fixture)
-    """The figures of ``page`` in a window of size ``window``, every block opened (:data:`FIGURES`)."""
-    tab = browser.new_page(viewport=window)
+def _shown_figures(tab, page: Path) -> list[dict]:
+    """The figures of ``page`` loaded in ``tab`` at its window's size, blocks opened (:data:`FIGURES`)."""
     tab.goto(page.as_uri(), wait_until="load")
     tab.evaluate("() => document.querySelectorAll('details').forEach(d => { d.open = true; })")
     tab.wait_for_function("() => [...document.images].every(i => i.complete)", timeout=15_000)
-    found = tab.evaluate(FIGURES)
-    tab.close()
-    return found
+    return tab.evaluate(FIGURES)
 
 
 @pytest.fixture(scope="module")
 def figures_shown(browser, built_book) -> dict[tuple[str, int], list[dict]]:  # noqa: F811
-    """Each chapter's figures as shown at :data:`PHONE` and :data:`LAPTOP` width, by (chapter, width)."""
+    """Each chapter's figures as shown at :data:`PHONE` and :data:`LAPTOP` width, by (chapter, width).
+
+    A tab a window, its chapters loaded in it one after another (each loaded at that window's
+    size, as a reader on that screen opens it): a tab a page cost a renderer each.
+    """
     html = built_book / "_build" / "html" / "outputs" / "notebooks"
-    return {
-        (chapter, window["width"]): _shown_figures(browser, html / f"{chapter}.html", window)
-        for chapter in CHAPTERS
-        for window in (PHONE, LAPTOP)
-    }
+    shown = {}
+    for window in (PHONE, LAPTOP):
+        tab = browser.new_page(viewport=window)
+        for chapter in CHAPTERS:
+            shown[(chapter, window["width"])] = _shown_figures(tab, html / f"{chapter}.html")
+        tab.close()
+    return shown
 
 
 def _smallest_text(figure: dict) -> float | None:
