@@ -51,6 +51,10 @@ SHOW_SECONDS: float = 0.5
 #: thread's wait; its handler runs only when the main thread next runs Python code.
 STOP_CHECK_SECONDS: float = 0.2
 
+#: Longest time (s) a command given ``--scheduler`` waits for the Dask scheduler to answer before
+#: it says that none does (:mod:`ntpnb.runner._cluster`).
+SCHEDULER_TIMEOUT_SECONDS: float = 10.0
+
 #: Multiply-adds per compiled call of the linear decoder's loops (:mod:`ntpnb.linear._descent`):
 #: about 0.05 s, so a long run answers Ctrl-C and its progress hook promptly.
 DESCENT_CHUNK_MACS: int = 200_000_000

@@ -31,7 +31,7 @@ from ..errors import NTPError
 from ..records._files import atomic_path
 from ..records._places import FIGURES_VAR
 from ..records._run import ChapterRun, PlannedRun, failed_run
-from ..settings import STOP_CHECK_SECONDS
+from ..settings import SCHEDULER_TIMEOUT_SECONDS, STOP_CHECK_SECONDS
 from ._display import Display
 from ._execute import run_notebook
 from ._jupyter_kernel import RUN_FOLDER_PREFIX, RUN_MARKER
@@ -139,14 +139,15 @@ def _dask_client(address: str) -> tuple[Any, Any]:
     Raises
     ------
     NTPError
-        If dask.distributed is not installed, or no scheduler answers at ``address`` within 10 s.
+        If dask.distributed is not installed, or no scheduler answers at ``address`` within
+        :data:`~ntpnb.settings.SCHEDULER_TIMEOUT_SECONDS`.
     """
     try:
         import distributed
     except ImportError:
         raise NTPError("--scheduler needs dask.distributed: pip install 'dask[distributed]'") from None
     try:
-        client = distributed.Client(address, timeout="10s", set_as_default=False)
+        client = distributed.Client(address, timeout=f"{SCHEDULER_TIMEOUT_SECONDS}s", set_as_default=False)
     except (OSError, TimeoutError) as exc:
         raise NTPError(f"no Dask scheduler answers at {address}: {exc}") from exc
     return distributed, client

@@ -16,7 +16,7 @@ from ntpnb.chapter import _parameters as profiles
 from ntpnb.errors import NTPError, RunInterruptedError
 from ntpnb.records._places import exploratory_output_dir, output_tree
 from ntpnb.records._run import load_chapter_run
-from ntpnb.runner import reproduce
+from ntpnb.runner import _cluster, reproduce
 from ntpnb.runner._jupyter_kernel import RUN_MARKER
 from ntpnb.runner._workers import marked_processes
 
@@ -79,7 +79,6 @@ def test_a_sweep_runs_as_tasks_of_a_dask_cluster(project, dask_client):
 
 
 def test_an_interrupted_cluster_run_ends_its_processes_on_the_workers(project, dask_client, monkeypatch):
-    from ntpnb.runner import _cluster as cluster_module
     from ntpnb.runner import _run as run_module
 
     marks = []
@@ -93,7 +92,7 @@ def test_an_interrupted_cluster_run_ends_its_processes_on_the_workers(project, d
 
     monkeypatch.setattr(run_module, "run_environment", recorded)
     monkeypatch.setenv("NTPNB_TEST_SLEEP", "60")
-    handled = cluster_module.signals_handled
+    handled = _cluster.signals_handled
 
     @contextmanager
     def interrupted_while_handled(signals, handler):
@@ -107,7 +106,7 @@ def test_an_interrupted_cluster_run_ends_its_processes_on_the_workers(project, d
             finally:
                 timer.cancel()
 
-    monkeypatch.setattr(cluster_module, "signals_handled", interrupted_while_handled)
+    monkeypatch.setattr(_cluster, "signals_handled", interrupted_while_handled)
     started = time.monotonic()
     with pytest.raises(RunInterruptedError, match="interrupted after 0 of 4 notebook runs"):
         reproduce(project, profile="quick", seeds=2, scheduler=dask_client.scheduler.address, force=True)
@@ -119,7 +118,8 @@ def test_an_interrupted_cluster_run_ends_its_processes_on_the_workers(project, d
     assert not marked_processes(RUN_MARKER, mark)
 
 
-def test_an_unreachable_scheduler_is_named(project):
+def test_an_unreachable_scheduler_is_named(project, monkeypatch):
+    monkeypatch.setattr(_cluster, "SCHEDULER_TIMEOUT_SECONDS", 1.0)  # the answer, not the wait
     with pytest.raises(NTPError, match=r"no Dask scheduler answers at tcp://127\.0\.0\.1:9"):
         reproduce(project, profile="quick", seeds=1, scheduler="tcp://127.0.0.1:9", log=lambda line: None)
 
