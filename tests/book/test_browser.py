@@ -294,7 +294,7 @@ def visited(browser, built_book, tmp_path_factory) -> dict[str, dict]:
     def visit_all() -> dict[str, dict]:
         pages = book_pages(html)
         assert len(pages) >= 6, [p.name for p in pages]
-        tab = browser.new_page(viewport={"width": WIDTH, "height": 900})
+        tab = browser.new_page()  # each visit sets its window
         try:
             return {str(p.relative_to(html)): visit(tab, p, str(p.relative_to(html))) for p in pages}
         finally:
