@@ -89,7 +89,7 @@ def outcomes_of_tree(tree: Path) -> list[SeedOutcome]:
 def verdicts_of_tree(tree: Path) -> dict[str, tuple[str, str]]:
     """Each claim's verdict over the seeds of an output tree, as its report decides it: ``(verdict, why)``.
 
-    The seeds are pooled as the book pools its own (:func:`~ntpnb.book._verdicts.sweep_verdicts`),
+    The seeds are pooled as the book pools its own (:func:`~ntpnb.evidence._verdicts.sweep_verdicts`),
     so a verdict here is the one the report would give had the book run at these seeds.
     """
     from ntpnb.book import read_tree

@@ -5,8 +5,8 @@ level (bracketed by Wilson intervals, or with a bootstrap error over whole neste
 drift of such a threshold with size, a goodness-of-fit test with a simulated null distribution,
 the bootstrap of a heavy-tailed mean, Fisher's exact test and the exact test of a trend in rates.
 
-The statistical claim checks built on them (a :class:`~ntpnb._samples.Sample` tested at each seed
-and pooled over a sweep) are :mod:`ntpnb._samples`.
+The statistical claim checks built on them (a :class:`~ntpnb.evidence._samples.Sample` tested at each seed
+and pooled over a sweep) are :mod:`ntpnb.evidence._samples`.
 """
 
 from __future__ import annotations

@@ -5,12 +5,11 @@ a level and with what error, the drift of a threshold with size, a goodness-of-f
 simulated null, the exact test of a trend in rates), and :func:`sample_of` to record a
 statistical claim check as a :class:`Sample`, which the verdict tests pooled over the seeds. Each
 test, its error rate and its pooling are described where they are defined (``ntpnb._statistics``,
-and ``ntpnb._samples`` for the claim checks).
+and ``ntpnb.evidence._samples`` for the claim checks).
 """
 
 from __future__ import annotations
 
-from ._samples import Sample, sample_of
 from ._statistics import (
     FiniteSizeFit,
     binomial_deviance,
@@ -23,6 +22,7 @@ from ._statistics import (
     trend_pvalue,
     wilson_interval,
 )
+from .evidence._samples import Sample, sample_of
 
 #: What the chapters call, and the types they receive.
 __all__ = [

@@ -7,6 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 import yaml
 from jupytext import TextFileContentsManager
 from packaging.requirements import Requirement
@@ -277,22 +278,40 @@ def test_no_docstring_links_the_lab_module_which_the_readers_book_build_cannot_i
     assert found == []
 
 
-def test_the_records_layer_imports_nothing_above_it():
-    """ntpnb.records lies below the chapter helpers, the runner, the book, the explorer and the CLI."""
+#: Each layer of the package and the packages above it, which it never imports (DESIGN.md): the
+#: science below everything, the evidence (claims, checks, verdicts, their words) below the
+#: records, and the records below what a chapter calls, runs, renders, maps and commands.
+_ABOVE = {
+    "linear": ("evidence", "records", "chapter", "runner", "book", "explore", "cli", "lab"),
+    "attention": ("evidence", "records", "chapter", "runner", "book", "explore", "cli", "lab"),
+    "evidence": ("records", "chapter", "runner", "book", "explore", "cli", "lab"),
+    "records": ("chapter", "runner", "book", "explore", "cli", "lab", "linear", "attention"),
+}
+
+
+def _imports_above(package: str) -> list[str]:
+    """The imports of ``ntpnb.<package>``'s modules (any depth) from a package above it."""
     import ast
 
-    above = ("chapter", "runner", "book", "explore", "cli", "lab", "linear", "attention")
-    records = Path(__file__).resolve().parents[1] / "ntpnb" / "records"
+    root = Path(__file__).resolve().parents[1] / "ntpnb"
     found = []
-    for path in sorted(records.glob("*.py")):
+    for path in sorted((root / package).rglob("*.py")):
+        depth = len(path.relative_to(root).parts) - 1  # ntpnb/linear/experiments/x.py: 2
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.ImportFrom):
                 module = (node.module or "").split(".")
-                top = node.level == 0 and len(module) > 1
-                up = module[0] if node.level == 2 else module[1] if top else ""
-                if up in above:
-                    found.append(f"{path.name}:{node.lineno} {'.' * node.level}{node.module}")
-    assert found == []
+                if node.level == 0:
+                    up = module[1] if module[0] == "ntpnb" and len(module) > 1 else ""
+                else:
+                    up = module[0] if node.level == depth + 1 else ""
+                if up in _ABOVE[package]:
+                    found.append(f"{path.relative_to(root)}:{node.lineno} {'.' * node.level}{node.module}")
+    return found
+
+
+@pytest.mark.parametrize("package", sorted(_ABOVE))
+def test_each_layer_imports_nothing_above_it(package):
+    assert _imports_above(package) == []
 
 
 def test_a_process_that_reads_a_notebook_builds_no_grammar():

@@ -11,7 +11,6 @@ import scipy.stats
 from scipy.stats import binomtest, fisher_exact, kstest, permutation_test
 
 from ntpnb import settings
-from ntpnb._samples import Sample
 from ntpnb._statistics import (
     _first_crossings,
     _whole_numbers,
@@ -27,6 +26,7 @@ from ntpnb._statistics import (
 )
 from ntpnb._validation import as_count, as_float_array, as_generator, as_ordered, check_dense_size
 from ntpnb.errors import InvalidDataError
+from ntpnb.evidence._samples import Sample
 from ntpnb.linear._condition_thresholds import cover_probability
 
 

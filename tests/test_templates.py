@@ -83,7 +83,7 @@ def test_a_check_tables_hyphenated_words_are_kept_on_one_line_and_math_and_marku
 
 def test_a_claim_table_keeps_a_number_with_an_exponent_whole_and_escapes_its_cells():
     from ntpnb.chapter._claims import ClaimTable
-    from ntpnb.records._checks import Check
+    from ntpnb.evidence._checks import Check
 
     check = Check(
         claim="A1",

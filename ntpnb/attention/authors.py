@@ -21,7 +21,6 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from types import MappingProxyType
 
-from ..chapter._claims import Artifact
 from ..errors import InvalidDataError
 
 #: The data file: the authors' code and stored figures, and the settings' rows.
@@ -69,16 +68,6 @@ class StoredCurve:
     def source(self) -> str:
         """What it is and where: ``"the authors' stored Fig. 6a (<path> at 0d105ef), local correlation"``."""
         return f"the authors' stored {self.figure} ({self.path} at {self.commit[:7]}), {self.curve}"
-
-    def artifact(self, trials: int) -> Artifact:
-        """Its last point as a check's :class:`~ntpnb.chapter._claims.Artifact`, a mean of ``trials`` trials.
-
-        Raises
-        ------
-        InvalidDataError
-            If ``trials`` is not a whole number >= 0 (as :class:`Artifact` checks it).
-        """
-        return Artifact(self.source, self.value, trials=trials, precision=self.precision)
 
 
 @dataclass(frozen=True)

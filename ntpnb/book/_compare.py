@@ -27,7 +27,8 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from ..errors import PathError
-from ..records._checks import Check
+from ..evidence._checks import Check
+from ..evidence._series import keyed
 from ..records._files import read_record
 from ..records._manifest import Manifest, load_manifest
 from ..records._ownership import is_explore_tree
@@ -36,7 +37,6 @@ from ..records._run import load_chapter_run
 from ..records._tree import TreeRecord, load_tree_record
 from ._executed import is_text, read_notebook
 from ._trees import rerun_advice, run_folder, visible
-from ._verdicts import keyed
 
 #: The masking rules of nbval (``--nbval-sanitize-with``) and of :func:`compare_runs`: one file.
 SANITIZE_CONFIG = Path(__file__).parent / "static" / "nbval_sanitize.cfg"
@@ -220,7 +220,7 @@ def compare_claims(run_a: Path, run_b: Path, notebooks: Sequence[str]) -> list[C
     """
     diffs = []
     for name in notebooks:
-        try:  # the checks of each run's record, matched as :func:`~._verdicts.keyed` says
+        try:  # the checks of each run's record, matched as :func:`~ntpnb.evidence._series.keyed` says
             a, b = (
                 keyed(load_chapter_run(Path(run) / "claims" / f"{name}.json").checks)
                 for run in (run_a, run_b)

@@ -2,10 +2,10 @@
 
 ``ntpnb book`` calls :func:`write_report` before building, so these pages are always made from
 the chapter records of the last runs (``claims/*.json`` of the tree and of its seed trees) and
-the registry of claims (:mod:`ntpnb.chapter._registry`), never by hand.
+the registry of claims (:mod:`ntpnb.evidence._registry`), never by hand.
 
 The report opens with the verdicts: what ran, in one line, and a summary of every claim of the
-registry (its short statement, its verdict (:mod:`._verdicts`) as a badge, and why). Then one
+registry (its short statement, its verdict (:mod:`ntpnb.evidence._verdicts`) as a badge, and why). Then one
 card per claim (:func:`claim_card`): the paper's statement and value, the evidence with our
 values across the seeds, qualifications, findings and measurements beyond the paper, each a
 sentence, and links to the chapter sections that check it (:func:`chapter_sections`). Then every
@@ -31,19 +31,10 @@ from mdit_py_plugins.dollarmath import dollarmath_plugin
 from .._markdown import escape_markdown, escape_markdown_but_math, markdown_table
 from .._templates import render
 from .._text import join_words, value_range
-from ..chapter._registry import CLAIMS, MAPS, PAPERS, ClaimSpec, MapSpec, sort_key
-from ..records._checks import CHECK_LINE, KINDS, Check
-from ..records._files import atomic_write_text
-from ..records._places import OutputTree
-from ..records._platform import platform_section
-from ..records._run import ChapterRun, failed_runs, load_chapter_runs
-from ..records._tree import TreeRecord, load_tree_record
-from ._executed import read_notebook
-from ._footers import read_footers
-from ._glossary import GLOSSARY_LABEL, GLOSSARY_TITLE, TERMS, glossary_directive
-from ._scoreboard import PAPER_TOPICS, SCOREBOARD_FILE, badge_html, card_anchor, scoreboard_data
-from ._trees import chapter_label, describe_run, visible
-from ._verdicts import (
+from ..evidence._checks import CHECK_LINE, KINDS, Check
+from ..evidence._registry import CLAIMS, MAPS, PAPERS, ClaimSpec, MapSpec, sort_key
+from ..evidence._series import Series, Sweep, series_of
+from ..evidence._verdicts import (
     BY_CONSTRUCTION,
     NOT_TESTED,
     POSITIVE,
@@ -51,16 +42,23 @@ from ._verdicts import (
     VERDICTS,
     CheckSummary,
     ProtocolVerdict,
-    Series,
-    Sweep,
     Verdict,
     counted_verdict,
     format_counts,
     headlines_across,
-    load_sweeps,
-    series_of,
     sweep_verdicts,
 )
+from ..records._files import atomic_write_text
+from ..records._places import OutputTree
+from ..records._platform import platform_section
+from ..records._run import ChapterRun, failed_runs, load_chapter_runs
+from ..records._sweep import load_sweeps
+from ..records._tree import TreeRecord, load_tree_record
+from ._executed import read_notebook
+from ._footers import read_footers
+from ._glossary import GLOSSARY_LABEL, GLOSSARY_TITLE, TERMS, glossary_directive
+from ._scoreboard import PAPER_TOPICS, SCOREBOARD_FILE, badge_html, card_anchor, scoreboard_data
+from ._trees import chapter_label, describe_run, visible
 
 #: A check and the notebook whose run made it.
 Made = tuple[str, Check]

@@ -1,8 +1,8 @@
 """The scoreboard: every claim's verdict badge and short statement, atop the introduction and each chapter.
 
 ``ntpnb book`` writes ``verdicts.json`` beside the report (:func:`scoreboard_data`): every claim's
-short statement (:attr:`~ntpnb.chapter._registry.ClaimSpec.short`), its verdict as
-:attr:`~ntpnb.book._verdicts.Verdict.phrase` words it (so the badges say what the report says,
+short statement (:attr:`~ntpnb.evidence._registry.ClaimSpec.short`), its verdict as
+:attr:`~ntpnb.evidence._verdicts.Verdict.phrase` words it (so the badges say what the report says,
 word for word), the anchor of its card on the report (:func:`card_anchor`) and the sections of
 each chapter that check it. The book's Sphinx extension (:func:`setup`) draws them: the
 introduction's ``{ntpnb-scoreboard}`` directive lists every claim, grouped by paper; each chapter
@@ -25,8 +25,8 @@ from sphinx.application import Sphinx
 from sphinx.util.docutils import SphinxDirective
 
 from .._templates import render_inline
-from ..chapter._registry import CLAIMS, PAPERS
-from ._verdicts import Verdict
+from ..evidence._registry import CLAIMS, PAPERS
+from ..evidence._verdicts import Verdict
 from ._words import words_html
 
 #: The file ``ntpnb book`` writes beside the report, and the extension reads.

@@ -16,8 +16,9 @@ from .._digits import (
     stable_digits,
 )
 from .._markdown import columns_table, markdown_table
-from .._samples import sample_of
-from ..records._checks import Artifact
+from ..evidence._checks import Artifact
+from ..evidence._registry import paper_value
+from ..evidence._samples import sample_of
 from ..records._places import output_tree
 from ._claims import ClaimLog
 from ._figures import band, draw_contexts, draw_graph, draw_rows, four_panels, unit_rows
@@ -25,7 +26,6 @@ from ._parameters import chapter_parameters, glue_parameters
 from ._plotting import COLORS, PAGE_WIDTH, show_animation, show_figure, use_style
 from ._progress import progress
 from ._prose import describe_change, glue_number, glue_text, glued, sentences
-from ._registry import paper_value
 
 #: The names a chapter imports, by theme.
 __all__ = [

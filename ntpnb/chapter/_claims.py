@@ -6,7 +6,7 @@ in ``outputs/claims/<notebook>.json`` (one :class:`ChapterRun`, with the run's p
 failed check does not stop the chapter: its last cell, :meth:`ClaimLog.conclude`, raises one
 :class:`~ntpnb.errors.ClaimCheckError` listing every failed check. A statistical check (of a
 :class:`~ntpnb.statistics.Sample`) is tested at the run's seed but decided pooled over
-the sweep's seeds (:mod:`ntpnb.book._verdicts`), so one seed's failure does not fail the chapter.
+the sweep's seeds (:mod:`ntpnb.evidence._verdicts`), so one seed's failure does not fail the chapter.
 
 The kinds of check (:data:`KINDS`): a ``"claim"`` is evidence (it would fail were the paper
 wrong); a ``"finding"`` pins the measured shortfall of a claim that does *not* reproduce and
@@ -16,10 +16,10 @@ paper (a drift, a fitted offset, a map), always statistical, decided pooled like
 shown beside the claim, never evidence, never a qualification, never failing the run.
 Non-evidence kinds print after the claim id. :meth:`ClaimLog.qualify` attaches a
 qualification to a claim, its numbers kept apart from its words so that the verdicts quote them
-as ranges over the seeds; each claim's verdict follows from the records (:mod:`ntpnb.book._verdicts`).
+as ranges over the seeds; each claim's verdict follows from the records (:mod:`ntpnb.evidence._verdicts`).
 
 **Protocols.** Where the paper and the authors' code differ (a loss, a trial filter), the
-registry declares the claim's protocols (:attr:`~ntpnb.chapter._registry.ClaimSpec.protocols`,
+registry declares the claim's protocols (:attr:`~ntpnb.evidence._registry.ClaimSpec.protocols`,
 the first the one the claim's verdict is decided under) and a check made under one of them
 passes ``protocol=<key>``: its line prints the key in square brackets after the label,
 ``[PASS] B10 [paper's loss] mean corr ...`` (:data:`CHECK_LINE` parses it). A check without a
@@ -46,31 +46,20 @@ holds prints the rounded value.
 
 from __future__ import annotations
 
-import math
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
-from .._digits import format_number
-from .._samples import Sample
 from .._templates import render_inline
 from ..errors import ClaimCheckError, InvalidDataError
-from ..records._checks import (
-    KINDS,
-    RELATIONS,
-    RESULTS,
-    Artifact,
-    Check,
-    Qualification,
-    Statement,
-    Target,
-    failing_number,
-)
+from ..evidence._checks import RESULTS, Artifact, Check, Qualification, Statement, Target
+from ..evidence._decide import decided_check
+from ..evidence._registry import CLAIMS, MAP_KINDS, MAPS
+from ..evidence._samples import Sample
 from ..records._files import atomic_write_text
 from ..records._places import output_tree
 from ..records._platform import platform_info
 from ..records._run import ChapterRun, statement
-from ._registry import CLAIMS, MAP_KINDS, MAPS, declared_protocols
 
 
 class ClaimLog:
@@ -128,7 +117,7 @@ class ClaimLog:
         ----------
         claim
             Claim id, as listed on the book's Claims page (e.g. ``"A2"``), or a map's id
-            (:data:`~ntpnb.chapter._registry.MAPS`, ``"M1"``) with a sanity or measurement kind.
+            (:data:`~ntpnb.evidence._registry.MAPS`, ``"M1"``) with a sanity or measurement kind.
         what
             What was measured, in words, the same at every seed (no measured number), so that a
             sweep's checks can be matched.
@@ -149,7 +138,7 @@ class ClaimLog:
             The value the authors' own stored artifact shows (statistical checks only).
         protocol
             The protocol the check is made under, a key the registry declares for ``claim``
-            (:attr:`~ntpnb.chapter._registry.ClaimSpec.protocols`); ``""``: it holds under every
+            (:attr:`~ntpnb.evidence._registry.ClaimSpec.protocols`); ``""``: it holds under every
             protocol.
 
         Raises
@@ -216,7 +205,7 @@ class ClaimLog:
         its words must not depend on the outcome (the verdict, beside it, says that). One
         headline per claim, made by the chapter that leads it; recorded, not printed.
 
-        ``claim`` may be a map's id (:data:`~ntpnb.chapter._registry.MAPS`, ``"M1"``): its
+        ``claim`` may be a map's id (:data:`~ntpnb.evidence._registry.MAPS`, ``"M1"``): its
         headline is its line in the report's maps section, the measured values on either side of
         where the claims it leaves stop holding, against the paper's setting.
 
@@ -356,130 +345,3 @@ class Outcome:
 
     def _ipython_display_(self) -> None:
         """Nothing: a cell that ends in a check shows its printed line, not a stray value."""
-
-
-def check_arguments(claim: str, kind: str, relation: str, protocol: str) -> None:
-    """Refuse a check's unknown kind or relation, or a protocol the registry does not declare."""
-    if kind not in KINDS:
-        raise InvalidDataError(f"unknown kind {kind!r}; use one of {list(KINDS)}")
-    declared = declared_protocols(claim)
-    if protocol and protocol not in declared:
-        known = ", ".join(f"[{k}]" for k in declared) or "none"
-        raise InvalidDataError(
-            f"claim {claim}: protocol [{protocol}] is not declared for it in "
-            f"ntpnb/chapter/_registry.py (its protocols: {known})"
-        )
-    if relation not in RELATIONS:
-        raise InvalidDataError(f"unknown relation {relation!r}; use one of {sorted(RELATIONS)}")
-
-
-def decided_check(
-    claim: str,
-    what: str,
-    value: float | Sample,
-    relation: str,
-    target: Target,
-    *,
-    kind: str = "claim",
-    tol: float = 0.0,
-    protocol: str = "",
-    profile: str = "",
-    digits: int | None = None,
-    floor: float | None = None,
-    artifact: Artifact | None = None,
-    paper: str = "",
-    seed_independent: bool = False,
-) -> Check:
-    """The check of ``value <relation> target``, decided as :meth:`ClaimLog.check` decides it.
-
-    Not printed, not recorded; the arguments are :meth:`ClaimLog.check`'s, refused as it refuses
-    them (:func:`check_arguments`). A :class:`~ntpnb.statistics.Sample` is decided at this seed
-    (:func:`decide_sample`), a number as one number (:func:`decide_number`).
-    """
-    check_arguments(claim, kind, relation, protocol)
-    sample = value if isinstance(value, Sample) else None
-    if sample is not None:
-        passed, number, measured = decide_sample(
-            claim, sample, relation, target, tol, kind, digits, floor, artifact
-        )
-        target = float(target)  # type: ignore[arg-type]  # recorded as decided
-    else:
-        passed, number, measured = decide_number(
-            claim, what, value, relation, target, tol, kind, digits, floor, artifact
-        )
-    return Check(
-        claim,
-        what,
-        number,
-        relation,
-        target,
-        tol,
-        paper,
-        passed,
-        profile,
-        kind,
-        measured,
-        sample,
-        bool(seed_independent),
-        artifact,
-        protocol,
-    )
-
-
-def decide_sample(
-    claim: str,
-    sample: Sample,
-    relation: str,
-    target: Target,
-    tol: float,
-    kind: str,
-    digits: int | None,
-    floor: float | None,
-    artifact: Artifact | None,
-) -> tuple[bool, float, str]:
-    """A statistical check at this seed: whether it holds, its estimate, and that as printed."""
-    if floor is not None:
-        raise InvalidDataError(f"claim {claim}: a statistical check prints its estimate, no floor")
-    if artifact is not None and not isinstance(artifact, Artifact):
-        raise InvalidDataError(f"claim {claim}: artifact must be an Artifact, got {type(artifact).__name__}")
-    point = float(target)  # type: ignore[arg-type]
-    passed = sample.decide(relation, point, tol, kind)
-    value = sample.statistic(point)[0]
-    return passed, value, sample.describe(point, 3 if digits is None else digits)
-
-
-def decide_number(
-    claim: str,
-    what: str,
-    value: object,
-    relation: str,
-    target: Target,
-    tol: float,
-    kind: str,
-    digits: int | None,
-    floor: float | None,
-    artifact: Artifact | None,
-) -> tuple[bool, float, str]:
-    """A check of one number: whether it holds, the number, and the number as printed.
-
-    A failed check prints as many digits as it takes to see the failure.
-    """
-    if kind == "measurement":
-        raise InvalidDataError(
-            f"claim {claim}: a measurement is decided pooled over the sweep: check a Sample"
-        )
-    if artifact is not None:
-        raise InvalidDataError(f"claim {claim}: an artifact is compared with a sample: check a Sample")
-    try:
-        number = value if isinstance(value, (bool, int)) else float(value)  # type: ignore[arg-type]
-    except (TypeError, ValueError):
-        problem = f"{what!r} needs a number or a Sample, got {value!r}"
-        raise InvalidDataError(f"claim {claim}: {problem}") from None
-    if isinstance(number, float) and not math.isfinite(number):
-        raise InvalidDataError(f"claim {claim}: the measured value of {what!r} is {number}")
-    passed = bool(RELATIONS[relation](number, target, tol))
-    digits = 4 if digits is None else digits
-    measured = format_number(number, digits, floor)
-    if not passed:  # the printed number itself shows the failure
-        measured = failing_number(number, relation, target, tol, digits)
-    return passed, number, measured

@@ -8,7 +8,7 @@ cell with papermill.
 
 A profile-dependent tolerance is a parameter (its comment says what it bounds), never a
 ``profile == "paper"`` test in a notebook; a ``paper`` threshold that is a paper's number is the
-registry's (:func:`~ntpnb.chapter._registry.paper_value`; a test checks it). A parameter's meaning
+registry's (:func:`~ntpnb.evidence._registry.paper_value`; a test checks it). A parameter's meaning
 is the comment of its line in the cell (:func:`read_parameters_cell`; ``ntpnb list`` prints it);
 prose shows the run's value glued (:func:`glue_parameters`, ``{glue:text}`par_NAME```), never typed.
 """
@@ -29,7 +29,6 @@ from typing import Any
 from .._jupyter_imports import import_jsonschema_without_iri_grammar
 from .._validation import is_real
 from ..errors import InvalidDataError, NTPError
-from ..records._checks import PROFILE_NAMES
 from ..records._places import (
     COPIES_DIRNAME,
     DEFAULT_OUTPUT_DIRNAME,
@@ -37,6 +36,7 @@ from ..records._places import (
     find_project_root,
     output_tree,
 )
+from ..records._run import PROFILE_NAMES
 from ..records._tree import TreeRecord, claim_tree, write_tree_record
 from ._domains import ANY, Domain, closest, domain_of_value, split_declaration
 from ._prose import glue_text

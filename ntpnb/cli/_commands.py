@@ -100,7 +100,7 @@ def _seed_verdicts(tree: OutputTree, books: Sequence[ChapterRun]) -> dict[str, V
         measurements beyond the papers: no verdict counts them.
     """
     from ..book import load_sweeps, sweep_verdicts
-    from ..chapter._registry import MAPS
+    from ..evidence._registry import MAPS
     from ..records import load_chapter_run
 
     records = []

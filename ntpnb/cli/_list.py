@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import PathError
-from ..records._checks import PROFILE_NAMES
+from ..records._run import PROFILE_NAMES
 
 if TYPE_CHECKING:  # the command's own modules load when it runs: `ntpnb --help` loads none of them
     from ..records import OutputTree

@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import NoReturn
 
 from ..errors import NTPError
-from ..records._checks import PROFILE_NAMES
 from ..records._places import DEFAULT_SEEDS, EXPLORE_SEEDS, find_project_root
+from ..records._run import PROFILE_NAMES
 
 #: What the ``ntpnb`` command does, the first line of its ``--help``.
 DESCRIPTION = (

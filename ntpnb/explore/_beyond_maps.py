@@ -29,8 +29,9 @@ from typing import Any
 import numpy as np
 
 from .._optim import Trace
-from .._samples import Sample
 from ..attention._paper_experiments import acyclic_end, local_end
+from ..evidence._checks import Check
+from ..evidence._samples import Sample
 from ..linear._condition_thresholds import NestedInstance
 from ..linear._decoder_training import Limits, limits
 from ..linear._ntp_data import NTPData
@@ -44,7 +45,6 @@ from ..linear.experiments._beyond import (
     step_run,
 )
 from ..linear.experiments._curves import lecun_decoder, own_stream
-from ..records._checks import Check
 from ._results import point_check
 
 __all__ = [

@@ -1,11 +1,11 @@
 """The map of each check across a grid: its values, the share of seeds passing, the decision at each point.
 
 A check is matched across the seeds and the points by its claim, kind, protocol and what it
-measures, as a sweep matches it (:func:`ntpnb.book._verdicts.keyed`), and :func:`check_maps` gives
+measures, as a sweep matches it (:func:`ntpnb.evidence._verdicts.keyed`), and :func:`check_maps` gives
 each one's map (:class:`CheckMap`): its values at every point and seed, the share of seeds at which
 it passes, the decision at each point and its boundaries (:mod:`._boundaries`).
 
-The decision at a point is the book's verdict rule (:class:`ntpnb.book._verdicts.Series`): a
+The decision at a point is the book's verdict rule (:class:`ntpnb.evidence._verdicts.Series`): a
 check decided at each seed holds where it holds at every seed; a statistical or count check is
 decided on its trials pooled over the seeds; a seed-independent check once. A point is
 undecided (None) where a seed's run is missing or did not complete (unless a check decided at
@@ -21,9 +21,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ..book._verdicts import Series, keyed
 from ..errors import InvalidDataError
-from ..records._checks import Check, check_label
+from ..evidence._checks import Check, check_label
+from ..evidence._series import Series, keyed
 from ..records._run import ChapterRun
 from ._boundaries import Boundary, boundaries
 from ._grid import point_label

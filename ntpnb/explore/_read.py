@@ -16,11 +16,11 @@ from typing import Any
 
 from .._validation import is_real
 from ..book._trees import chapter_problem, shown
-from ..book._verdicts import seed_record
 from ..errors import InvalidDataError, NTPError
 from ..records._files import read_record
 from ..records._places import EXPLORE_RECORD, OutputTree
 from ..records._run import ChapterRun, load_chapter_run
+from ..records._sweep import seed_record
 from ._grid import Axis, Grid, point_label
 from ._grid import value_text as parameter_text
 from ._results import GridResults, checked_map_grid, checked_seeds

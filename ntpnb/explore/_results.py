@@ -12,10 +12,10 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from .._samples import Sample
-from ..chapter._claims import decided_check
 from ..errors import InvalidDataError
-from ..records._checks import Check
+from ..evidence._checks import Check
+from ..evidence._decide import decided_check
+from ..evidence._samples import Sample
 from ..records._run import ChapterRun
 from ._grid import Grid, point_label
 

@@ -2,7 +2,7 @@
 
 They are plain numbers, apart from the recipe that builds the instance from them
 (:func:`ntpnb.linear._recipes.toy2d_instance`), so that the registry of
-claims (:mod:`ntpnb.chapter._registry`) can quote the entropy without loading numpy.
+claims (:mod:`ntpnb.evidence._registry`) can quote the entropy without loading numpy.
 """
 
 from __future__ import annotations

@@ -5,7 +5,6 @@ the core: nothing here imports :mod:`ntpnb.chapter`, :mod:`ntpnb.runner`, :mod:`
 :mod:`ntpnb.explore` or the command line. Each module's docstring says what it holds.
 """
 
-from ._checks import PROFILE_NAMES
 from ._commit import source_commit
 from ._files import atomic_write_text
 from ._lock import output_lock
@@ -18,7 +17,7 @@ from ._places import (
     tree_root,
 )
 from ._platform import format_platform, platform_info
-from ._run import load_chapter_run
+from ._run import PROFILE_NAMES, load_chapter_run
 from ._timings import Timings, load_timings
 from ._tree import load_tree_record
 

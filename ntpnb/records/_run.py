@@ -14,11 +14,15 @@ from dataclasses import asdict, dataclass, fields, replace
 from pathlib import Path
 from typing import Any
 
-from .._samples import Sample
 from ..errors import PathError
-from ._checks import Check, Statement
+from ..evidence._checks import Check, Statement
+from ..evidence._samples import Sample
 from ._files import read_record
 from ._places import OutputTree
+
+#: The profiles a chapter runs at, which its record names: ``paper`` (the papers' settings) and
+#: ``quick`` (the seconds-scale run of the test suite). Their parameter values are the runner's.
+PROFILE_NAMES: tuple[str, ...] = ("paper", "quick")
 
 
 class _Labelled:
@@ -100,7 +104,7 @@ class ChapterRun(_Labelled):
 
     @property
     def failed_checks(self) -> tuple[str, ...]:
-        """One line for each failed check (:attr:`~ntpnb.records._checks.Check.failure`)."""
+        """One line for each failed check (:attr:`~ntpnb.evidence._checks.Check.failure`)."""
         return tuple(c.failure for c in self.failed)
 
     def dump(self) -> str:

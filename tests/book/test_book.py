@@ -15,7 +15,7 @@ from urllib.parse import unquote, urlsplit
 import pytest
 
 from ntpnb.book._trees import chapter_label
-from ntpnb.chapter._registry import CLAIMS, MAPS
+from ntpnb.evidence._registry import CLAIMS, MAPS
 from ntpnb.records._cache import output_digests
 from ntpnb.records._manifest import load_manifest, write_manifest
 

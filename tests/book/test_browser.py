@@ -30,7 +30,7 @@ from ntpnb.book._pdf import (
     missing_printer,
 )
 from ntpnb.book._trees import describe_run
-from ntpnb.chapter._registry import CLAIMS
+from ntpnb.evidence._registry import CLAIMS
 from ntpnb.records._commit import source_commit
 from ntpnb.records._tree import load_tree_record
 

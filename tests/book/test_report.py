@@ -14,7 +14,6 @@ import pytest
 from markupsafe import escape
 from threadpoolctl import threadpool_info
 
-from ntpnb._samples import sample_of
 from ntpnb.book._report import (
     MAPS_TITLE,
     NO_MAP_HEADLINE,
@@ -28,17 +27,12 @@ from ntpnb.book._report import (
     run_line,
     write_report,
 )
-from ntpnb.book._verdicts import (
-    NOT_REPRODUCED,
-    QUALIFIED,
-    REPRODUCED,
-    VERDICT_RULE,
-    ProtocolVerdict,
-    Sweep,
-)
 from ntpnb.chapter._claims import ClaimLog
-from ntpnb.chapter._registry import CLAIMS, MAPS, PAPERS, _maps
 from ntpnb.errors import ClaimCheckError, InvalidDataError, NTPError
+from ntpnb.evidence._registry import CLAIMS, MAPS, PAPERS, _maps
+from ntpnb.evidence._samples import sample_of
+from ntpnb.evidence._series import Sweep
+from ntpnb.evidence._verdicts import NOT_REPRODUCED, QUALIFIED, REPRODUCED, VERDICT_RULE, ProtocolVerdict
 from ntpnb.records._places import output_tree
 from ntpnb.records._platform import cpu_model
 from ntpnb.records._run import ChapterRun
@@ -517,7 +511,7 @@ def test_the_registry_refuses_a_map_without_its_papers_claims():
 
 def test_the_seeds_the_verdicts_rest_on_are_said_once_when_every_chapter_ran_at_the_same():
     from ntpnb.book._report import _seeds_lines
-    from ntpnb.book._verdicts import Sweep
+    from ntpnb.evidence._series import Sweep
     from ntpnb.records._run import ChapterRun
 
     def sweep(name: str, seeds: tuple[int, ...]) -> Sweep:

@@ -8,7 +8,6 @@ from docutils import nodes
 
 from ntpnb.book._executed import notebook_problems
 from ntpnb.book._scoreboard import badge_html, claims_html, scoreboard_data
-from ntpnb.book._verdicts import NOT_REPRODUCED, QUALIFIED, REPRODUCED, ProtocolVerdict, Verdict
 from ntpnb.book._words import (
     WORD_CLASS,
     WORD_JOINER,
@@ -17,7 +16,8 @@ from ntpnb.book._words import (
     split_words,
     words_html,
 )
-from ntpnb.chapter._registry import CLAIMS
+from ntpnb.evidence._registry import CLAIMS
+from ntpnb.evidence._verdicts import NOT_REPRODUCED, QUALIFIED, REPRODUCED, ProtocolVerdict, Verdict
 
 
 def write(tmp_path, outputs, metadata=None, source="x"):

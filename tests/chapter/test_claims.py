@@ -11,7 +11,7 @@ import pytest
 from ntpnb._digits import format_number, format_relation, format_stable, format_stable_summary, stable_digits
 from ntpnb.chapter._claims import ClaimLog
 from ntpnb.errors import ClaimCheckError, InvalidDataError, PathError
-from ntpnb.records._checks import KINDS
+from ntpnb.evidence._checks import KINDS
 from ntpnb.records._run import load_chapter_run, load_chapter_runs
 
 
@@ -337,7 +337,7 @@ def test_a_failed_check_prints_the_digits_that_show_its_failure(
     line = capsys.readouterr().out.splitlines()[1]
     assert line.startswith(f"       measured {printed}; required")
     # the printed number itself violates the requirement; one digit fewer would not
-    from ntpnb.records._checks import RELATIONS
+    from ntpnb.evidence._checks import RELATIONS
 
     assert not RELATIONS[relation](float(printed), target, tol)
 
@@ -348,7 +348,7 @@ def test_a_passing_check_keeps_its_rounding(log, capsys):
 
 
 def test_a_check_under_a_protocol_names_it_and_an_undeclared_one_is_refused(log, capsys):
-    from ntpnb.records._checks import CHECK_LINE
+    from ntpnb.evidence._checks import CHECK_LINE
 
     log.check("B10", "mean corr", 0.995, ">", 0.99, protocol="paper's loss")
     log.check("B10", "mean corr", 0.995, ">", 0.99, kind="sanity", protocol="authors' loss")
@@ -378,7 +378,7 @@ def test_a_check_under_a_protocol_names_it_and_an_undeclared_one_is_refused(log,
 
 
 def test_an_older_record_without_protocols_or_floors_loads():
-    from ntpnb.records._checks import Check
+    from ntpnb.evidence._checks import Check
 
     old = {
         "claim": "A4",
@@ -405,7 +405,7 @@ def test_an_older_record_without_protocols_or_floors_loads():
 
 def test_a_maps_check_takes_its_declared_protocol_only(log, capsys):
     from ntpnb.chapter import sample_of
-    from ntpnb.chapter._claims import decided_check
+    from ntpnb.evidence._decide import decided_check
 
     sample = sample_of("mean", [0.995, 0.996, 0.994])
     log.check("M5", "mean corr", sample, ">", 0.99, kind="measurement", protocol="paper's loss")

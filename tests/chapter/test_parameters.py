@@ -20,8 +20,8 @@ from ntpnb.chapter._parameters import (
     profile_parameters,
     read_parameters_cell,
 )
-from ntpnb.chapter._registry import paper_value
 from ntpnb.errors import InvalidDataError, NTPError
+from ntpnb.evidence._registry import paper_value
 from ntpnb.records._places import notebook_sources
 
 from conftest import ROOT

@@ -14,12 +14,12 @@ from dataclasses import replace
 import matplotlib
 import pytest
 
-from ntpnb._samples import sample_of
 from ntpnb.book._trees import shown
-from ntpnb.book._verdicts import Series, Sweep, series_of
 from ntpnb.chapter._claims import ClaimLog
 from ntpnb.chapter._plotting import LEGIBLE_PIXELS, PHONE_PIXELS, figure_record, show_figure, text_pixels
 from ntpnb.errors import InvalidDataError, NTPError
+from ntpnb.evidence._samples import sample_of
+from ntpnb.evidence._series import Series, Sweep, series_of
 from ntpnb.explore import (
     Axis,
     Boundary,

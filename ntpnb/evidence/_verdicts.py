@@ -1,11 +1,10 @@
 """What reproduced: one verdict per claim, measured across the seeds of a sweep.
 
 A chapter runs at the book's seed and, in a sweep, at further seeds, each into its own tree
-(:mod:`ntpnb.runner._run`). :func:`load_sweeps` gathers each chapter's records that may be pooled
-with the book's (complete; same notebook, profile, parameters and ``ntpnb`` sources but the
-seed; others are set aside with the reason). The same check at every seed is a :class:`Series`,
-decided as its :attr:`~ntpnb.chapter._claims.Check.basis` says: pooled over the seeds (a
-statistical or count check), once (a seed-independent check), or at each seed.
+(:mod:`ntpnb.runner._run`); :func:`~ntpnb.records._sweep.load_sweeps` gathers each chapter's
+records that may be pooled with the book's. The same check at every seed is a
+:class:`~ntpnb.evidence._series.Series`, decided as its
+:attr:`~ntpnb.evidence._checks.Check.basis` says.
 :func:`claim_verdict` applies the one rule, :data:`VERDICT_RULE`, which the report states and
 every page quotes through :attr:`Verdict.phrase`.
 
@@ -29,23 +28,16 @@ What a :class:`Verdict` carries, for a page to render (data, not one long string
 
 from __future__ import annotations
 
-import json
-import string
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from functools import cached_property
-from pathlib import Path
 from typing import Any
 
-from .._samples import BOUNDS, Sample
-from .._text import join_words, value_range
-from ..chapter._registry import authors_protocol, declared_protocols
-from ..errors import PathError
-from ..records._checks import KINDS, Check, Statement
-from ..records._manifest import load_manifest
-from ..records._places import OutputTree
-from ..records._run import ChapterRun, load_chapter_run
+from .._text import join_words
+from ._checks import KINDS
+from ._registry import authors_protocol, declared_protocols
+from ._series import Series, Sweep, series_of, statements_across
+from ._vocabulary import at_seeds, seeds_count
 
 REPRODUCED = "reproduced"
 QUALIFIED = "reproduced with a qualification"
@@ -130,422 +122,6 @@ VERDICT_RULE: tuple[str, ...] = (
     "`[FAIL]`. A check made under one protocol names it in brackets after the claim id: "
     "`[PASS] B10 [paper's loss] ...`.",
 )
-
-#: Parameters that differ between the seeds of one sweep (everything else must be equal).
-SWEPT_PARAMETERS: frozenset[str] = frozenset({"seed", "output_dir"})
-
-
-# -- the records of a sweep ---------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Sweep:
-    """The records of one chapter at every seed that counts, the book's first."""
-
-    #: The record at the book's seed.
-    book: ChapterRun
-    #: Seed -> record, the book's included (a record without a seed is under seed 0).
-    records: Mapping[int, ChapterRun]
-    #: Seed -> why that seed's record is not counted.
-    excluded: Mapping[int, str] = field(default_factory=dict)
-
-    @property
-    def seeds(self) -> tuple[int, ...]:
-        """Every seed that counts, the book's first (0 for a record that does not say)."""
-        book = self.book.seed if self.book.seed is not None else 0
-        return (book, *sorted(s for s in self.records if s != book))
-
-
-def seed_record(
-    tree: OutputTree, seed: int, seed_tree: OutputTree, book: ChapterRun
-) -> ChapterRun | str | None:
-    """The record of ``book``'s chapter in ``seed_tree``, or why it is not counted (None: none).
-
-    ``seed_tree`` is the tree of seed ``seed`` of the sweep whose book's seed ran into ``tree``.
-    """
-    failure = seed_tree.failed / f"{book.notebook}.json"
-    if failure.exists():  # its last run stopped before its end (a record in place is older)
-        return _failed_run_reason(failure)
-    path = seed_tree.claims / f"{book.notebook}.json"
-    if not path.exists():
-        return None
-    try:
-        record = load_chapter_run(path)
-    except PathError as exc:
-        return str(exc)
-    why = _not_comparable(record, seed, book)
-    if why is not None:
-        return why
-    try:  # the ntpnb sources both ran with, by their manifests
-        ours = load_manifest(tree.notebooks / f"{book.notebook}.ipynb").package
-        theirs = load_manifest(seed_tree.notebooks / f"{book.notebook}.ipynb").package
-    except PathError:
-        return record  # no manifests to compare (a hand-made tree): the checks above decide
-    if ours and theirs and ours != theirs:
-        return (
-            "it ran with other ntpnb sources than the book's seed (rerun the sweep, e.g. "
-            "`ntpnb reproduce --seeds 5`: every seed whose sources changed runs again)"
-        )
-    return record
-
-
-def _failed_run_reason(failure: Path) -> str:
-    """Why a seed's run is not counted when its last run failed: the failure record's one-line error.
-
-    ``failure`` is the record the runner kept (:mod:`ntpnb.records._staging`).
-    """
-    try:
-        error = json.loads(failure.read_text(encoding="utf-8")).get("error")
-    except (OSError, ValueError, AttributeError):
-        return "its last run failed (its failure record does not read)"
-    return f"its last run failed ({str(error).splitlines()[0] if error else 'no error recorded'})"
-
-
-def _not_comparable(record: ChapterRun, seed: int, book: ChapterRun) -> str | None:
-    """Why a seed tree's ``record`` (at ``seed``) cannot count beside the book's seed's ``book``, or None.
-
-    It must be the same chapter's, complete, at the seed its tree says and not the book's, at the
-    book's profile and parameters (but for the swept ones).
-    """
-    if record.notebook != book.notebook:
-        return f"the record is of {record.notebook}"
-    if not record.complete:
-        return "the run did not reach its end"
-    if record.seed != seed:
-        return f"the record says seed {record.seed}"
-    if seed == book.seed:
-        return "it repeats the book's seed"
-    if record.profile != book.profile:
-        return f"it ran at the {record.profile} profile, the book's seed at {book.profile}"
-    ours, theirs = book.parameters, record.parameters
-    if ours is None or theirs is None:
-        return "a record does not say which parameters it ran with"
-    changed = sorted(
-        k for k in (ours.keys() | theirs.keys()) - SWEPT_PARAMETERS if ours.get(k) != theirs.get(k)
-    )
-    if changed:
-        return f"it ran with other parameters ({', '.join(changed)})"
-    return None
-
-
-def load_sweeps(tree: OutputTree, book_records: Sequence[ChapterRun]) -> list[Sweep]:
-    """Every chapter of ``book_records`` with the records of the sweep's seeds under ``tree``."""
-    trees = tree.seed_trees()
-    sweeps = []
-    for book in book_records:
-        found = {seed: seed_record(tree, seed, seed_tree, book) for seed, seed_tree in trees.items()}
-        records = {seed: r for seed, r in found.items() if isinstance(r, ChapterRun)}
-        excluded = {seed: r for seed, r in found.items() if isinstance(r, str)}
-        sweeps.append(Sweep(book, {book.seed if book.seed is not None else 0: book, **records}, excluded))
-    return sweeps
-
-
-# -- one check at every seed --------------------------------------------------------------------
-
-
-def _seeds(n: int) -> str:
-    return f"{n} seed{'s' * (n != 1)}"
-
-
-def _at_seeds(seeds: Sequence[int]) -> str:
-    """``"seed 3"``, ``"seeds 2 and 3"``."""
-    return f"seed{'s' * (len(seeds) != 1)} {join_words(seeds)}"
-
-
-@dataclass(frozen=True)
-class Series:
-    """One check of a chapter, made at every seed of its sweep."""
-
-    #: Seed -> the check made there, in the sweep's order (the book's seed first).
-    checks: Mapping[int, Check]
-    #: The chapter (notebook) that made it ("" when not known).
-    notebook: str = ""
-
-    @property
-    def first(self) -> Check:
-        """The check at the book's seed (or at the first seed that made it)."""
-        return next(iter(self.checks.values()))
-
-    @property
-    def protocol(self) -> str:
-        """The protocol it was made under ("": every protocol)."""
-        return self.first.protocol
-
-    @property
-    def failed_seeds(self) -> tuple[int, ...]:
-        """The seeds where it did not hold."""
-        return tuple(s for s, c in self.checks.items() if not c.passed)
-
-    @property
-    def basis(self) -> str:
-        """How it is decided: ``"pooled"``, ``"seed-independent"`` or ``"per seed"``."""
-        return self.first.basis
-
-    @property
-    def statistical(self) -> bool:
-        """Whether it is a statistical or count check (decided pooled)."""
-        return self.basis == "pooled"
-
-    @cached_property
-    def pooled_sample(self) -> Sample | None:
-        """Every seed's samples pooled (a seed-independent check's own, once); None if it has none."""
-        samples = [c.sample for c in self.checks.values() if c.sample is not None]
-        if not samples:
-            return None
-        return samples[0] if self.basis == "seed-independent" else Sample.pooled(samples)
-
-    @property
-    def decidable(self) -> bool:
-        """Whether its seeds can decide it.
-
-        Not one instance of an ``"instances"`` test alone, nor a claim's strict difference whose
-        estimate lies on its side within the test's noise (more trials may establish it).
-        """
-        sample, c = self.pooled_sample, self.first
-        if sample is None:
-            return True
-        if not sample.decidable:
-            return False
-        if sample.establish and c.kind == "claim" and c.relation in BOUNDS:
-            return self.established or not sample.side(c.relation, self.target)
-        return True
-
-    @property
-    def bound(self) -> bool:
-        """A claim's bound (``>``, ``>=``, ``<``, ``<=``) decided on a sample's estimate."""
-        c = self.first
-        return c.kind == "claim" and self.pooled_sample is not None and c.relation in BOUNDS
-
-    def certainty(self) -> str:
-        """How sure a bound's decision is: ``"contradicted at the 1% level"`` ("" for another check)."""
-        if not self.bound:
-            return ""
-        return self.pooled_sample.certainty(self.first.relation, self.target)  # type: ignore[union-attr]
-
-    @property
-    def differs(self) -> bool:
-        """A seed-independent check that measured different values at different seeds (a bug)."""
-        return self.basis == "seed-independent" and len({c.measured for c in self.checks.values()}) > 1
-
-    @property
-    def established(self) -> bool:
-        """Whether it holds: pooled, once (seed-independent) or at every seed, as its basis says."""
-        if self.differs:
-            return False
-        sample, c = self.pooled_sample, self.first
-        if sample is None:
-            return not self.failed_seeds
-        return sample.decide(c.relation, float(c.target), c.tol, c.kind)  # type: ignore[arg-type]
-
-    @property
-    def marginal_seeds(self) -> tuple[int, ...]:
-        """A statistical check that holds pooled: the seeds whose own sample does not bear it out.
-
-        A seed whose sample cannot decide alone (one instance) is not among them.
-        """
-        if not (self.statistical and self.established):
-            return ()
-        return tuple(s for s in self.failed_seeds if self.checks[s].sample.decidable)  # type: ignore[union-attr]
-
-    @property
-    def decided(self) -> str:
-        """How it was decided, in plain words.
-
-        ``"on 500 trials pooled over 5 seeds"``, ``"at all 5 seeds"``, ``"at 4 of 5 seeds (fails
-        at 3)"``, ``"once, on 200 trials the same at every seed"``.
-        """
-        n = len(self.checks)
-        sample = self.pooled_sample
-        if self.statistical:
-            return f"on {sample.count} {self.how}"  # type: ignore[union-attr]
-        if self.basis == "seed-independent":
-            size = f"on {sample.count} " if sample is not None else ""
-            if self.differs:
-                return f"once, {size}but it differs between the seeds"
-            if n == 1:
-                return f"once, {size}".rstrip(", ")
-            return f"once, {size}the same at every seed"
-        return self.how
-
-    @property
-    def how(self) -> str:
-        """:attr:`decided` without the count of trials: ``"pooled over 5 seeds"``, ``"decided once"``."""
-        n = len(self.checks)
-        if self.statistical:
-            return "at the one seed" if n == 1 else f"pooled over {_seeds(n)}"
-        if self.basis == "seed-independent":
-            return "decided once"
-        if n == 1:
-            return "at the one seed"
-        failed = self.failed_seeds
-        if not failed:
-            return f"at all {_seeds(n)}"
-        if len(failed) == n:
-            return f"at none of the {_seeds(n)}"
-        return f"at {n - len(failed)} of {_seeds(n)} (fails at {join_words(failed)})"
-
-    @property
-    def outcome(self) -> str:
-        """The decision in words: ``"holds"``, ``"fails"``, ``"missed"`` or ``"not decided"``.
-
-        ``"missed"``: a claim's bound whose estimate lies on the wrong side (:attr:`bound`).
-
-        A finding or a measurement: ``"established"`` or ``"not established"``.
-        """
-        if not self.decidable:
-            return "not decided"
-        if self.first.kind in ("finding", "measurement"):
-            return "established" if self.established else "not established"
-        if self.established:
-            return "holds"
-        return "missed" if self.bound else "fails"
-
-    def artifact_agrees(self) -> bool | None:
-        """Whether the authors' stored artifact shows our pooled value (None: no artifact)."""
-        artifact, sample = self.first.artifact, self.pooled_sample
-        if artifact is None or sample is None:
-            return None
-        return artifact.consistent_with(sample)
-
-    def artifact_note(self) -> str:
-        """``"the authors' stored ...: 0.9886, consistent with ours"`` (empty without an artifact)."""
-        agrees = self.artifact_agrees()
-        if agrees is None:
-            return ""
-        a = self.first.artifact
-        return f"{a.source}: {a.shown}, {'consistent' if agrees else 'not consistent'} with ours"  # type: ignore[union-attr]
-
-    def spread(self) -> tuple[str, str] | None:
-        """The values as printed at the smallest and largest value over the seeds; None if alike."""
-        checks = [c for c in self.checks.values() if isinstance(c.value, (int, float))]
-        if len(checks) < 2:
-            return None
-        low = min(checks, key=lambda c: c.value)
-        high = max(checks, key=lambda c: c.value)
-        return None if low.measured == high.measured else (low.measured, high.measured)
-
-    def seed_range(self) -> str:
-        """Its value's range over the seeds, ``"[0.986, 0.990] at single seeds"`` ("" if alike or one seed).
-
-        A statistical check's per-seed statistic (to 3 digits), else the values as printed.
-        """
-        if self.statistical:
-            values = sorted({f"{c.value:.3g}" for c in self.checks.values()}, key=float)
-            return f"{value_range(values[0], values[-1])} at single seeds" if len(values) > 1 else ""
-        spread = self.spread()
-        return f"{value_range(*spread)} over the {_seeds(len(self.checks))}" if spread else ""
-
-    def ours(self) -> str:
-        """Our value as shown: pooled (to 3 digits) where a sample decides it, else the book seed's."""
-        sample = self.pooled_sample
-        return sample.describe(self.target, 3) if sample is not None else self.first.measured
-
-    @property
-    def target(self) -> float:
-        """The check's target as a number (a sample's check has one)."""
-        return float(self.first.target)  # type: ignore[arg-type]
-
-    def quote(self) -> str:
-        """Our value with how it was decided, as a sentence quotes it.
-
-        ``"0.988 ± 0.0006 on 500 trials pooled over 5 seeds"``, ``"[1.27e-06, 1.87e-06] at all 5
-        seeds"``, ``"0.249, decided once"``.
-        """
-        sample = self.pooled_sample
-        if sample is not None and sample.test == "rate":
-            return f"{sample.describe(self.target, 3)} {self.how}"
-        if sample is not None:
-            return f"{sample.describe(self.target, 3, count=False)} {self.decided}"
-        if self.basis == "seed-independent":
-            return f"{self.first.measured}, {self.decided}"
-        spread = self.spread()
-        value = value_range(*spread) if spread else self.first.measured
-        return f"{value} {self.how}"
-
-    @property
-    def name(self) -> str:
-        """What it measured, with its protocol if any: ``"[paper's loss] mean corr"``."""
-        c = self.first
-        return f"[{c.protocol}] {c.what}" if c.protocol else c.what
-
-    def sentence(self) -> str:
-        """``"what: ours (how), against the paper's X"`` (``required Y`` where the paper says nothing).
-
-        A bound adds how sure its side is: ``"(contradicted at the 1% level)"``.
-        """
-        c = self.first
-        against = f"against the paper's {c.paper}" if c.paper else f"required {c.required}"
-        sure = f" ({self.certainty()})" if self.certainty() else ""
-        return f"{self.name}: {self.quote()}, {against}{sure}"
-
-
-def series_of(sweep: Sweep) -> list[Series]:
-    """The checks of ``sweep``'s chapter, each with its results at every seed (matched by :func:`keyed`)."""
-    by_key: dict[tuple[str, str, str, str, int], dict[int, Check]] = {}
-    for seed in sweep.seeds:
-        for key, check in keyed(sweep.records[seed].checks).items():
-            by_key.setdefault(key, {})[seed] = check
-    return [Series(checks, sweep.book.notebook) for checks in by_key.values()]
-
-
-def keyed(checks: Iterable[Check]) -> dict[tuple[str, str, str, str, int], Check]:
-    """Checks by claim, kind, protocol, what they measure and occurrence (where a chapter makes one twice)."""
-    out: dict[tuple[str, str, str, str, int], Check] = {}
-    seen: Counter[tuple[str, str, str, str]] = Counter()
-    for check in checks:
-        key = (check.claim, check.kind, check.protocol, check.what)
-        out[(*key, seen[key])] = check
-        seen[key] += 1
-    return out
-
-
-# -- qualifications across the seeds ------------------------------------------------------------
-
-
-def statement_across(
-    made: Sequence[tuple[int, Statement]], seeds: Sequence[int], say_ranges: bool = True
-) -> str:
-    """One statement (a qualification, a headline) as made at several seeds.
-
-    Each number is quoted as its range over them, each sample pooled over them. ``made`` holds
-    the seeds where the chapter stated it (with the same words) and what it said there; ``seeds``
-    are all the seeds of the sweep. ``say_ranges``: end with what a range means (a headline does
-    not: the report says it once, above its summary).
-    """
-    first, fmt = made[0][1], string.Formatter()
-    parts, varied = [], False
-    for literal, name, spec, conversion in fmt.parse(first.text):
-        parts.append(literal)
-        if name is None:
-            continue
-        if name in first.samples:
-            parts.append(Sample.pooled([q.samples[name] for _, q in made]).quote())
-            continue
-        values = [q.numbers[name] for _, q in made]
-        texts = [fmt.format_field(fmt.convert_field(v, conversion), spec or "") for v in values]
-        if len(set(texts)) == 1:
-            parts.append(texts[0])
-        else:
-            varied = True
-            low, high = (texts[values.index(v)] for v in (min(values), max(values)))
-            parts.append(value_range(low, high))
-    text = "".join(parts)
-    at = [seed for seed, _ in made]
-    if len(at) < len(seeds):
-        return f"{text} (at seed{'s' * (len(at) > 1)} {join_words(at)})"
-    return f"{text} (lowest to highest over the {len(at)} seeds)" if varied and say_ranges else text
-
-
-def _statements_across(sweep: Sweep, kind: str) -> dict[str, list[str]]:
-    """Claim -> its statements of ``kind`` (``"qualifications"``, ``"headlines"``) across the seeds."""
-    made: dict[tuple[str, str], list[tuple[int, Statement]]] = {}
-    for seed in sweep.seeds:
-        for q in getattr(sweep.records[seed], kind):
-            made.setdefault((q.claim, q.text), []).append((seed, q))
-    out: dict[str, list[str]] = {}
-    for (claim, _), at in made.items():
-        out.setdefault(claim, []).append(statement_across(at, sweep.seeds, kind != "headlines"))
-    return out
 
 
 # -- the verdict of a claim ---------------------------------------------------------------------
@@ -723,7 +299,7 @@ def _failure(series: Series) -> str:
         return f"{kind}{series.name}: declared the same at every seed, but measured {values}"
     failed = series.failed_seeds
     measured = join_words(series.checks[seed].measured for seed in failed)
-    return f"{kind}{series.name}: fails at {_at_seeds(failed)} (measured {measured}, required {c.required})"
+    return f"{kind}{series.name}: fails at {at_seeds(failed)} (measured {measured}, required {c.required})"
 
 
 def _note(series: Series) -> str:
@@ -742,7 +318,7 @@ def _marginal(series: Series) -> str:
     held = "established" if c.kind in ("finding", "measurement") else "holds"
     verb = "does" if len(seeds) == 1 else "do"
     return (
-        f"{series.name}: {held} pooled ({pooled}); alone, {_at_seeds(seeds)} {verb} not bear it out ({alone})"
+        f"{series.name}: {held} pooled ({pooled}); alone, {at_seeds(seeds)} {verb} not bear it out ({alone})"
     )
 
 
@@ -793,9 +369,9 @@ def _evidence_basis(evidence: Sequence[Series], seeds: Sequence[int], holding: S
         if n == 1:
             parts.append("at the one seed")
         elif not missed:
-            parts.append(f"at all {_seeds(n)}")
+            parts.append(f"at all {seeds_count(n)}")
         else:
-            parts.append(f"at {len(holding)} of {_seeds(n)} (fails at {join_words(missed)})")
+            parts.append(f"at {len(holding)} of {seeds_count(n)} (fails at {join_words(missed)})")
     if pooled:
         sizes = join_words(dict.fromkeys(s.pooled_sample.count for s in pooled))  # type: ignore[union-attr]
         parts.append(f"on {sizes} {pooled[0].how}")
@@ -883,7 +459,7 @@ def _check_failed(
         what.append(
             "the evidence fails at the one seed"
             if seeds == 1
-            else f"the evidence holds at none of the {_seeds(seeds)}"
+            else f"the evidence holds at none of the {seeds_count(seeds)}"
         )
     failures = tuple(_failure(s) for s in failing)
     return _Decision(CHECK_FAILED, ", and ".join(dict.fromkeys(what)), failures[0], failures, (), quals)
@@ -1114,7 +690,7 @@ def headlines_across(sweeps: Sequence[Sweep]) -> dict[str, str]:
     """
     heads: dict[str, list[str]] = {}
     for sweep in sweeps:
-        for claim, texts in _statements_across(sweep, "headlines").items():
+        for claim, texts in statements_across(sweep, "headlines").items():
             heads.setdefault(claim, []).extend(texts)
     return {claim: " ".join(texts) for claim, texts in heads.items()}
 
@@ -1130,7 +706,7 @@ def sweep_verdicts(claim_ids: Iterable[str], sweeps: Sequence[Sweep]) -> dict[st
     for sweep in sweeps:
         for s in series_of(sweep):
             by_claim.setdefault(s.first.claim, []).append(s)
-        for claim, texts in _statements_across(sweep, "qualifications").items():
+        for claim, texts in statements_across(sweep, "qualifications").items():
             quals.setdefault(claim, []).extend(texts)
     heads = headlines_across(sweeps)
     verdicts = {cid: claim_verdict(cid, by_claim.get(cid, []), quals.get(cid, [])) for cid in claim_ids}

@@ -97,10 +97,10 @@ from typing import Any
 
 import scipy
 
-from . import settings
-from ._statistics import bootstrap_means, wilson_interval
-from ._validation import as_count, as_flag
-from .errors import InvalidDataError
+from .. import settings
+from .._statistics import bootstrap_means, wilson_interval
+from .._validation import as_count, as_flag
+from ..errors import InvalidDataError
 
 #: The error rate of a statistical check (see the module docstring); rare by chance over a sweep.
 DEFAULT_LEVEL = 0.01

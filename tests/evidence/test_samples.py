@@ -10,11 +10,11 @@ import numpy as np
 import pytest
 import scipy.stats
 
-from ntpnb._samples import DEFAULT_LEVEL, Sample, sample_of
 from ntpnb._statistics import wilson_interval
 from ntpnb.chapter._claims import ClaimLog
 from ntpnb.errors import InvalidDataError
-from ntpnb.records._checks import Artifact, Check
+from ntpnb.evidence._checks import Artifact, Check
+from ntpnb.evidence._samples import DEFAULT_LEVEL, Sample, sample_of
 from ntpnb.records._run import load_chapter_run
 
 

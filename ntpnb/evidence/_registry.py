@@ -30,7 +30,7 @@ from types import MappingProxyType
 
 from ..errors import NTPError
 from ..linear._toy2d import TOY2D_ENTROPY
-from ..records._checks import PROTOCOL_KEY
+from ._checks import PROTOCOL_KEY
 
 #: The two papers, by the letter that prefixes their claim ids.
 PAPERS: MappingProxyType[str, str] = MappingProxyType(

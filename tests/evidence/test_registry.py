@@ -9,9 +9,9 @@ import subprocess
 import jupytext
 import pytest
 
-from ntpnb.chapter import _registry as registry
-from ntpnb.chapter._registry import CLAIMS, SHORT_WORDS, paper_value, sort_key
 from ntpnb.errors import NTPError
+from ntpnb.evidence import _registry as registry
+from ntpnb.evidence._registry import CLAIMS, SHORT_WORDS, paper_value, sort_key
 from ntpnb.linear._toy2d import TOY2D_ENTROPY
 
 from conftest import ROOT
@@ -53,7 +53,7 @@ def _tracked_text_files():
     out = subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True, text=True, check=True)
     for name in out.stdout.splitlines():
         path = ROOT / name
-        if path.suffix in _TEXT_SUFFIXES and path.exists() and name != "ntpnb/chapter/_registry.py":
+        if path.suffix in _TEXT_SUFFIXES and path.exists() and name != "ntpnb/evidence/_registry.py":
             yield name, path.read_text(encoding="utf-8")
 
 
@@ -175,8 +175,8 @@ def test_readme_lists_the_claims_each_chapter_checks():
 
 
 def test_protocols_are_declared_where_the_paper_and_the_authors_code_differ():
-    from ntpnb.chapter._registry import _protocols
-    from ntpnb.records._checks import PROTOCOL_KEY
+    from ntpnb.evidence._checks import PROTOCOL_KEY
+    from ntpnb.evidence._registry import _protocols
 
     # the first is the claim as the paper states it, which decides; the authors' code runs another
     assert list(CLAIMS["B10"].protocols) == ["paper's loss", "authors' loss"]
@@ -212,7 +212,7 @@ def test_protocols_are_declared_where_the_paper_and_the_authors_code_differ():
 
 
 def test_a_map_declares_the_protocols_of_the_claim_whose_settings_it_runs():
-    from ntpnb.chapter._registry import MAPS, declared_protocols
+    from ntpnb.evidence._registry import MAPS, declared_protocols
 
     assert declared_protocols("M5") == CLAIMS["B10"].protocols  # one source: B10's two losses
     assert declared_protocols("B11") == CLAIMS["B11"].protocols
@@ -224,7 +224,7 @@ def test_a_map_declares_the_protocols_of_the_claim_whose_settings_it_runs():
 
 def test_every_claim_and_map_has_one_headline_in_a_chapter_that_checks_it():
     """The report shows each claim's and each map's headline: one chapter states it, and checks it."""
-    from ntpnb.chapter._registry import MAPS
+    from ntpnb.evidence._registry import MAPS
 
     sources = {p.stem: p.read_text() for p in sorted((ROOT / "notebooks").glob("*.md"))}
     stated: dict[str, list[str]] = {}

@@ -1,4 +1,4 @@
-"""Verdicts of claims from their checks at every seed of a sweep (ntpnb.book._verdicts)."""
+"""Verdicts of claims from their checks at every seed of a sweep (ntpnb.evidence._verdicts)."""
 
 from __future__ import annotations
 
@@ -8,8 +8,12 @@ import re
 
 import pytest
 
-from ntpnb._samples import sample_of
-from ntpnb.book._verdicts import (
+from ntpnb.chapter._claims import ClaimLog
+from ntpnb.errors import InvalidDataError
+from ntpnb.evidence._checks import Artifact, Check, Qualification
+from ntpnb.evidence._samples import sample_of
+from ntpnb.evidence._series import Sweep, series_of, statement_across
+from ntpnb.evidence._verdicts import (
     BY_CONSTRUCTION,
     CHECK_FAILED,
     NOT_ESTABLISHED,
@@ -18,18 +22,12 @@ from ntpnb.book._verdicts import (
     PARTIAL,
     QUALIFIED,
     REPRODUCED,
-    Sweep,
     format_counts,
-    load_sweeps,
-    series_of,
-    statement_across,
     sweep_verdicts,
 )
-from ntpnb.chapter._claims import ClaimLog
-from ntpnb.errors import InvalidDataError
-from ntpnb.records._checks import Artifact, Check, Qualification
 from ntpnb.records._places import output_tree
 from ntpnb.records._run import ChapterRun
+from ntpnb.records._sweep import load_sweeps
 
 
 def verdicts(claim_ids, checks, qualifications: list[Qualification] = ()):

@@ -12,11 +12,11 @@ import string
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields
 from numbers import Integral, Real
-from typing import Any
+from typing import Any, Protocol
 
 from .._digits import SHOWN_DIGITS, format_bound, format_number
-from .._samples import Sample
 from ..errors import InvalidDataError
+from ._samples import Sample
 
 Target = float | tuple[float, float]
 
@@ -50,11 +50,6 @@ RELATIONS: dict[str, Callable[[float, Target, float], bool]] = {
 KINDS: tuple[str, ...] = ("claim", "sanity", "finding", "measurement")
 
 
-#: The profiles a chapter runs at, which its record names: ``paper`` (the papers' settings) and
-#: ``quick`` (the seconds-scale run of the test suite). Their parameter values are the runner's.
-PROFILE_NAMES: tuple[str, ...] = ("paper", "quick")
-
-
 def failing_number(value: float, relation: str, target: Target, tol: float, digits: int) -> str:
     """``value`` as a failed check prints it: enough significant digits to violate the requirement.
 
@@ -69,6 +64,14 @@ def failing_number(value: float, relation: str, target: Target, tol: float, digi
         if not RELATIONS[relation](float(text), target, tol):
             return text
     return repr(float(value))
+
+
+class Reading(Protocol):
+    """A value read off a stored artifact: what it is, the value, the reading's precision."""
+
+    source: str
+    value: float
+    precision: float
 
 
 @dataclass(frozen=True)
@@ -96,6 +99,20 @@ class Artifact:
             raise InvalidDataError(f"an artifact's trials must be a whole number >= 0, got {self.trials!r}")
         object.__setattr__(self, "value", value)
         object.__setattr__(self, "precision", precision)
+
+    @classmethod
+    def of(cls, reading: Reading, trials: int = 0) -> Artifact:
+        """The artifact of a value read off the authors' stored figure, a mean of ``trials`` trials.
+
+        ``reading`` says what it is (``source``), the value read (``value``) and how far the reading
+        may be from it (``precision``): a :class:`~ntpnb.attention.authors.StoredCurve`, say.
+
+        Raises
+        ------
+        InvalidDataError
+            As the constructor does (``trials`` not a whole number >= 0, say).
+        """
+        return cls(reading.source, reading.value, trials=trials, precision=reading.precision)
 
     @property
     def shown(self) -> str:
