@@ -350,7 +350,9 @@ def _draw_cell_boundary(ax: Axes, boundary: Boundary, xa: Axis, ya: Axis) -> Non
 def shared_legend(fig: Figure, ncol: int = 4) -> None:
     """One legend under ``fig`` for all its maps' panels: each entry once, the panels' own removed.
 
-    For a figure of several maps drawn with ``ax`` (:func:`draw_map`), whose legends repeat.
+    For a figure of several maps drawn with ``ax`` (:func:`draw_map`), whose legends repeat. At
+    most ``ncol`` columns, fewer where the legend would be wider than the figure (a run that
+    draws more entries, a value at or below zero say, must not widen the figure past the page).
     """
     entries: dict[str, Any] = {}
     for ax in fig.axes:
@@ -359,15 +361,20 @@ def shared_legend(fig: Figure, ncol: int = 4) -> None:
             for handle, text in zip(legend.legend_handles, legend.get_texts(), strict=True):
                 entries.setdefault(text.get_text(), handle)
             legend.remove()
-    fig.legend(  # four narrow columns: fewer rows under the maps, within the page's width
-        list(entries.values()),
-        list(entries),
-        loc="outside lower center",
-        ncol=ncol,
-        fontsize=MIN_TEXT_POINTS,
-        columnspacing=1.0,
-        handlelength=1.8,
-    )
+    renderer = fig.canvas.get_renderer()
+    for columns in range(min(ncol, max(1, len(entries))), 0, -1):
+        shared = fig.legend(  # narrow columns: fewer rows under the maps, within the page's width
+            list(entries.values()),
+            list(entries),
+            loc="outside lower center",
+            ncol=columns,
+            fontsize=MIN_TEXT_POINTS,
+            columnspacing=1.0,
+            handlelength=1.8,
+        )
+        if columns == 1 or shared.get_window_extent(renderer).width <= fig.bbox.width:
+            return
+        shared.remove()
 
 
 def draw_map(

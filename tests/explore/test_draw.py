@@ -169,3 +169,24 @@ def test_shared_legend_puts_each_entry_once_under_a_figure_of_several_maps():
         assert len(texts) == len(set(texts)) and "the paper's step" in texts and "holds" in texts
     finally:
         plt.close(fig)
+
+
+def test_shared_legend_takes_fewer_columns_rather_than_widen_the_figure():
+    import matplotlib.pyplot as plt
+
+    from ntpnb.chapter import PAGE_WIDTH
+
+    fig, axes = plt.subplots(1, 2, figsize=(PAGE_WIDTH, 3.9))
+    try:
+        for i, ax in enumerate(axes):  # long entries: four columns of them are wider than the page
+            for k in range(5):
+                ax.plot([0, 1], [k, k], label=f"a long legend entry number {k} of panel {i}")
+            ax.legend()
+        shared_legend(fig)
+        (legend,) = fig.legends
+        renderer = fig.canvas.get_renderer()
+        assert legend.get_window_extent(renderer).width <= fig.bbox.width
+        assert 1 <= legend._ncols < 4  # fewer than asked, at least one
+        assert len(legend_texts(fig)) == 10
+    finally:
+        plt.close(fig)
