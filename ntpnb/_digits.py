@@ -113,3 +113,29 @@ def format_decade(x: float, floor: float | None = None) -> str:
     if x == 0.0:
         return "0"
     return f"< {format_power(math.floor(math.log10(x)) + 1)}"
+
+
+def _leading_digit(x: float) -> int:
+    return int(f"{abs(x):e}"[0])
+
+
+def format_estimate(value: float, se: float) -> str:
+    """``value ± se``, the estimate's digits set by its standard error.
+
+    The error to one significant digit (two where it starts with a 1, whose rounding would lose
+    a third of it), the value to the same decimal place: ``0.9880 ± 0.0006``, ``12.7 ± 0.7``,
+    ``1230 ± 40``, ``2.59e-05 ± 4e-07`` (an exponent for a value of a million or more, or below
+    1e-3 with an error whose last digit is below 1e-4). An error that is zero or not a number leaves the value
+    at 3 significant digits.
+    """
+    if not (math.isfinite(se) and se > 0):
+        return f"{value:#.3g}".rstrip(".")
+    error_digits = 2 if _leading_digit(se) == 1 else 1
+    place = math.floor(math.log10(se)) - (error_digits - 1)  # the error's last digit: 10**place
+    if round(se, -place) >= 10.0 ** (place + error_digits):  # 0.096 rounds to 0.10: one place up
+        place += 1
+    if abs(value) < 1e6 and (abs(value) >= 1e-3 or place >= -4):
+        decimals = max(-place, 0)
+        return f"{round(value, -place) + 0.0:.{decimals}f} ± {round(se, -place):.{decimals}f}"
+    significant = max(1, math.floor(math.log10(abs(value))) - place + 1) if value else 1
+    return f"{value:.{significant - 1}e} ± {se:.{error_digits}g}"

@@ -52,9 +52,16 @@ def test_no_module_writes_html_in_a_python_string():
 
 def test_a_template_escapes_text_and_refuses_a_missing_value():
     badge = render_inline(
-        "badge.html", id="A1", verdict="does not reproduce", title="a <b> & 'c'", link=None, with_id=True
+        "badge.html",
+        id="A1",
+        verdict="does not reproduce",
+        kind="a <counterexample>",
+        title="a <b> & 'c'",
+        link=None,
+        with_id=True,
     )
     assert 'title="a &lt;b&gt; &amp; &#39;c&#39;"' in badge and "ntpnb-v-does-not-reproduce" in badge
+    assert '<span class="ntpnb-badge-kind">a &lt;counterexample&gt;</span>' in badge
     assert isinstance(badge, Markup)  # inserted into another template as it is
     with pytest.raises(InvalidDataError, match=r"template badge.html: 'verdict' is undefined"):
         render("badge.html", id="A1", title="", link=None, with_id=True)

@@ -20,7 +20,7 @@ import itertools
 import json
 import re
 from collections import defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -35,18 +35,29 @@ from ..evidence._checks import CHECK_LINE, KINDS, Check
 from ..evidence._registry import CLAIMS, MAPS, PAPERS, ClaimSpec, MapSpec, sort_key
 from ..evidence._series import Series, Sweep, series_of
 from ..evidence._verdicts import (
+    CheckSummary,
+    ProtocolVerdict,
+    Verdict,
+    format_counts,
+    headlines_across,
+    sweep_verdicts,
+)
+from ..evidence._vocabulary import (
     BY_CONSTRUCTION,
+    CONSISTENT,
+    CONTRADICTED,
+    ESTABLISHED,
+    FAILS,
+    MISSED,
     NOT_TESTED,
     POSITIVE,
     VERDICT_RULE,
     VERDICTS,
-    CheckSummary,
-    ProtocolVerdict,
-    Verdict,
+    chapter_tally,
+    checks_count,
     counted_verdict,
-    format_counts,
-    headlines_across,
-    sweep_verdicts,
+    seeds_span,
+    span,
 )
 from ..records._files import atomic_write_text
 from ..records._places import OutputTree
@@ -248,27 +259,10 @@ def absent_sentence(absent: Sequence[str]) -> str:
     )
 
 
-def _span(numbers: Iterable[int]) -> str:
-    """``"0-4"``, ``"1-3 and 5"`` or ``"0, 2 and 5"``: numbers, three or more consecutive as a range."""
-    runs: list[list[int]] = []
-    for n in sorted(set(numbers)):
-        if runs and n == runs[-1][-1] + 1:
-            runs[-1].append(n)
-        else:
-            runs.append([n])
-    parts = [[f"{r[0]}-{r[-1]}"] if len(r) > 2 else [str(n) for n in r] for r in runs]
-    return join_words(itertools.chain.from_iterable(parts))
-
-
-def _seeds_words(seeds: Sequence[int]) -> str:
-    """``"seeds 0-4"`` or ``"seed 3"``."""
-    return f"seed{'s' * (len(seeds) != 1)} {_span(seeds)}"
-
-
 def _chapters_words(notebooks: Sequence[str]) -> str:
     """``"chapter 7"``, ``"chapters 1-5"``: chapters by the numbers the book gives them."""
     labels = [chapter_label(n) for n in notebooks]
-    names = _span(map(int, labels)) if all(x.isdigit() for x in labels) else join_words(labels)
+    names = span(map(int, labels)) if all(x.isdigit() for x in labels) else join_words(labels)
     return f"chapter{'s' * (len(labels) != 1)} {names}"
 
 
@@ -286,18 +280,24 @@ def run_line(pages: TreePages) -> str:
         groups.setdefault(tuple(sorted(sweep.seeds)), []).append(sweep.book.notebook)
     if len(groups) == 1 and not pages.absent:  # a partial run names its chapters
         ((seeds, _),) = groups.items()
-        parts = [f"{_seeds_words(seeds)} for every chapter"]
+        parts = [f"{seeds_span(seeds)} for every chapter"]
     else:
-        parts = [f"{_seeds_words(seeds)} for {_chapters_words(nbs)}" for seeds, nbs in groups.items()]
+        parts = [f"{seeds_span(seeds)} for {_chapters_words(nbs)}" for seeds, nbs in groups.items()]
     return escape_markdown(", ".join([setting, *parts, *pages.commits]))
 
 
 def _badge(
     cid: str, verdict: Verdict | ProtocolVerdict, link: str | None = None, with_id: bool = False
 ) -> str:
-    """The verdict's badge (:func:`~._scoreboard.badge_html`), inline HTML in a MyST page."""
-    claim = {"id": cid, "where": CLAIMS[cid].where if cid in CLAIMS else "", "verdict": verdict.verdict}
-    badge = badge_html({**claim, "phrase": verdict.phrase}, link, with_id=with_id)
+    """The verdict's badge with its kind (:func:`~._scoreboard.badge_html`), inline HTML in a MyST page."""
+    claim = {
+        "id": cid,
+        "where": CLAIMS[cid].where if cid in CLAIMS else "",
+        "verdict": verdict.verdict,
+        "kind": verdict.kind,
+        "phrase": verdict.phrase,
+    }
+    badge = badge_html(claim, link, with_id=with_id)
     return badge.replace("|", "&#124;")  # in a table's row, a bar ends the cell
 
 
@@ -344,40 +344,47 @@ def _links(pages: TreePages, cid: str) -> str:
     return "; ".join(dict.fromkeys(_link(pages.sections, m) for m in made))
 
 
-def _count(outcomes: Sequence[str], kind: str) -> str:
-    """``"3 evidence checks, all hold"``, ``"1 sanity check, fails"``, ``"6 ..., 2 of them do not hold"``."""
-    failed = sum(o != "holds" for o in outcomes)
-    if len(outcomes) == 1:
-        return f"1 {kind} check, {outcomes[0]}"
-    outcome = "all hold" if not failed else f"{failed} of them do not hold"
-    return f"{len(outcomes)} {kind} checks, {outcome}"
-
-
 def check_item(check: CheckSummary) -> str:
-    """One evidence check in a sentence: what, ours (its range over the seeds), required, decided."""
+    """One check in a sentence: what, ours (its range over the seeds), required, its outcome and how decided.
+
+    ``"mean corr: ours 0.945 ± 0.003 (500 trials); required > 0.99 (on the estimate; ...); missed
+    on 500 trials pooled over 5 seeds, contradicted at the 1% level"``.
+    """
     what = f"[{check.protocol}] {check.what}" if check.protocol else check.what
     spread = f" ({check.spread})" if check.spread else ""
-    return f"{what}: ours {check.ours}{spread}; required {check.required}; {check.outcome} {check.decided}"
+    sure = f", {check.certainty}" if check.certainty else ""
+    outcome = f"{check.outcome} {check.decided}{sure}"
+    return f"{what}: ours {check.ours}{spread}; required {check.required}; {outcome}"
 
 
-def _evidence(verdict: Verdict, sanity: Sequence[Series]) -> list[str]:
-    """The card's evidence: how many checks and how they came out, then each in a sentence."""
-    counts = [_count([c.outcome for c in verdict.evidence], "evidence")] if verdict.evidence else []
-    if sanity:
-        outcomes = [s.outcome for s in sanity]
-        counts.append(_count(outcomes, "sanity") + " (they test the code or the setting)")
+def _evidence(verdict: Verdict) -> list[str]:
+    """The card's checks: how many of each kind and how they came out, then each in a sentence.
+
+    Evidence and findings listed; sanity checks and measurements counted (every check is in the
+    chapter's table below).
+    """
+    counts = [
+        checks_count(kind, [c.outcome for c in verdict.checks if c.kind == kind])
+        for kind in KINDS
+        if any(c.kind == kind for c in verdict.checks)
+    ]
     line = "; ".join(counts) + "."
-    if not verdict.evidence:
+    listed = [c for c in verdict.checks if c.kind in ("claim", "finding")]
+    if not listed:
         return [escape_markdown(line)]
-    items = [f"- {escape_markdown(check_item(c))}" for c in verdict.evidence]
+    items = [
+        f"- {'*finding:* ' if c.kind == 'finding' else ''}{escape_markdown(check_item(c))}" for c in listed
+    ]
     return _details(line, "\n".join(items))
 
 
 def _protocols(verdict: Verdict) -> list[str]:
-    """The verdict under each protocol, the deciding one first: its key, its words, its badge, why."""
+    """The verdict under each protocol, the deciding one first, in words (a card has one badge).
+
+    Each line: the key, its words, the verdict with its kind and basis, and why.
+    """
     return [
-        f"- \\[{escape_markdown(p.key)}\\] {p.words}: {_badge(verdict.claim, p)} "
-        f"{escape_markdown(p.basis)}; {escape_markdown(p.why)}"
+        f"- \\[{escape_markdown(p.key)}\\] {p.words}: *{escape_markdown(p.phrase)}*; {escape_markdown(p.why)}"
         for p in verdict.protocols
     ]
 
@@ -419,39 +426,47 @@ def _asides(verdict: Verdict) -> list[str]:
 
 
 def claim_card(pages: TreePages, cid: str, spec: ClaimSpec) -> list[str]:
-    """The card of ``cid``: the paper's claim, the verdict and how it was decided, the evidence.
+    """The card of ``cid``: one verdict badge with its kind, the paper's claim, what decides, the evidence.
 
     Then every failure, finding, qualification, marginal check, measurement beyond the paper and
-    note of the verdict in a sentence, and links to the chapter sections that check the claim.
+    note of the verdict in a sentence (each once: what decides is not repeated), and links to
+    the chapter sections that check the claim.
     """
     verdict = pages.results[cid]
-    sanity = [s for s in pages.series.get(cid, []) if s.first.kind == "sanity"]
     fields = [
         ("The paper", [f"{escape_markdown(spec.where)}: {spec.statement}; it reports {spec.paper_value}."])
     ]
-    if verdict.why and verdict.why not in verdict.reasons:  # else it is quoted below
+    if verdict.deciding:
+        fields.append(("Decided by", _sentences(verdict.deciding)))
+    said = set(verdict.deciding)
+    if verdict.why and verdict.why not in verdict.reasons and not any(verdict.why in d for d in said):
         fields.append(("Ours", [escape_markdown(verdict.why)]))
     if verdict.protocols:
         fields.append(("Protocols", ["", *_protocols(verdict)]))
-    if verdict.evidence or sanity:
-        fields.append(("Evidence", _evidence(verdict, sanity)))
+    if verdict.checks:
+        fields.append(("Checks", _evidence(verdict)))
     for attribute, name in SENTENCES:
-        if items := getattr(verdict, attribute):
+        if items := [i for i in getattr(verdict, attribute) if i not in said]:
             fields.append((name + "s" * (len(items) > 1), _sentences(items)))
     if asides := _asides(verdict):
         fields.append(("More", asides))
-    checked = _links(pages, cid) or "no chapter of this run checks it"
+    checked = _links(pages, cid)  # none: the verdict's kind says so
     lines = [
         f"({card_anchor(cid)})=",
         f"### {cid}: {escape_markdown(spec.short)}",
         "",
         "::::{container} ntpnb-card",
-        f"{_badge(cid, verdict)} {escape_markdown(verdict.basis)}; checked in {checked}",
+        " ".join(x for x in (_badge(cid, verdict), _header_words(verdict.basis, checked)) if x),
         "",
     ]
     for term, text in fields:
         lines += [term, f": {text[0]}", *(f"  {line}" if line else "" for line in text[1:]), ""]
     return [*lines, "::::", ""]
+
+
+def _header_words(basis: str, checked: str) -> str:
+    """What follows a card's badge: how it was decided (if its kind does not say it) and where it is checked."""
+    return "; ".join(x for x in (escape_markdown(basis), f"checked in {checked}" if checked else "") if x)
 
 
 def _cards(pages: TreePages) -> list[str]:
@@ -520,18 +535,13 @@ def _maps_section(pages: TreePages) -> list[str]:
 
 
 def _map_counts(series: Sequence[Series]) -> str:
-    """``"4 measurements, 3 established; 6 sanity checks, all hold"``: a map's block, closed."""
-    measured = [s.outcome for s in series if s.first.kind == "measurement"]
-    sanity = [s.outcome for s in series if s.first.kind == "sanity"]
-    if not measured and not sanity:
-        return "not measured in this run"
-    parts = []
-    if measured:
-        established = sum(o == "established" for o in measured)
-        parts.append(f"{len(measured)} measurement{'s' * (len(measured) != 1)}, {established} established")
-    if sanity:
-        parts.append(_count(sanity, "sanity"))
-    return "; ".join(parts)
+    """A map's block when closed: its measurements and sanity checks, counted in their outcomes' words."""
+    parts = [
+        checks_count(kind, [s.outcome for s in series if s.first.kind == kind])
+        for kind in ("measurement", "sanity")
+        if any(s.first.kind == kind for s in series)
+    ]
+    return "; ".join(parts) if parts else "not measured in this run"
 
 
 def _map_block(pages: TreePages, mid: str, spec: MapSpec) -> list[str]:
@@ -540,7 +550,7 @@ def _map_block(pages: TreePages, mid: str, spec: MapSpec) -> list[str]:
     found = [f"- {escape_markdown(map_finding(s))}" for s in series if s.first.kind == "measurement"]
     sanity = [s.outcome for s in series if s.first.kind == "sanity"]
     if sanity:
-        found.append(f"- {escape_markdown(_count(sanity, 'sanity'))} (they test the code or the setting)")
+        found.append(f"- {escape_markdown(checks_count('sanity', sanity))}")
     fields = [
         ("The paper assumes", [spec.assumption]),
         ("Varied", [spec.varied]),
@@ -563,7 +573,12 @@ def _artifact_words(series: Series) -> str:
     agrees = series.artifact_agrees()
     if agrees is None:
         return ""
-    return f"authors' stored: {series.first.artifact.shown}, {'consistent' if agrees else 'not consistent'}"  # type: ignore[union-attr]
+    agreement = CONSISTENT if agrees else f"not {CONSISTENT}"
+    return f"authors' stored: {series.first.artifact.shown}, {agreement}"  # type: ignore[union-attr]
+
+
+#: The outcomes that say a check went against what it asks (a table shows them in bold).
+_AGAINST = frozenset({FAILS, MISSED, CONTRADICTED})
 
 
 def _check_row(pages: TreePages, notebook: str, series: Series, check: Check) -> list[str]:
@@ -598,7 +613,7 @@ def _check_row(pages: TreePages, notebook: str, series: Series, check: Check) ->
     if values:
         decided += f"; {value_range(*values)}"
     outcome = series.outcome
-    strong = outcome == "fails" or (check.kind == "finding" and outcome == "established")
+    strong = outcome in _AGAINST or (check.kind == "finding" and outcome == ESTABLISHED)
     return [
         _link(pages.sections, (notebook, check), escape_markdown(check.claim)),
         what,
@@ -625,25 +640,30 @@ def _chapter_claims_words(pages: TreePages, notebook: str) -> str:
     return "claims: " + ", ".join(parts) if parts else ""
 
 
+def chapter_checks_tally(sweep: Sweep) -> str:
+    """A chapter's checks across its seeds, as the report's block and the chapter's page both say it."""
+    outcomes = [s.outcome for s in series_of(sweep) if s.checks.get(sweep.seeds[0]) is not None]
+    return chapter_tally(outcomes, sweep.seeds)
+
+
 def _chapter_checks(pages: TreePages, sweep: Sweep) -> list[str]:
     """One chapter's checks across the seeds: a collapsed block opening to their table.
 
-    Its summary says what the chapter's claims did, then how many checks it made and how many fail.
+    Its summary says what the chapter's claims did, then how its checks came out across the seeds.
     """
     notebook = sweep.book.notebook
     shown = [
         (s, s.checks[sweep.seeds[0]]) for s in series_of(sweep) if s.checks.get(sweep.seeds[0]) is not None
     ]
     rows = [_check_row(pages, notebook, series, check) for series, check in shown]
-    failed = sum(series.outcome == "fails" for series, _ in shown)
+    against = any(series.outcome in _AGAINST for series, _ in shown)
     header = ["claim", "what was measured", "ours", "required", "the paper", "decided", "result"]
     title = f"{chapter_label(notebook)}. {pages.titles.get(notebook, notebook)}"
-    held = f"{failed} fail" if failed else "none fails"
-    checks = f"{len(rows)} checks, {held}, {_seeds_words(sweep.seeds)}"
+    checks = chapter_checks_tally(sweep)
     claims = _chapter_claims_words(pages, notebook)
     count = f"{claims}; {checks}" if claims else checks
     body = f"{{doc}}`The chapter </outputs/notebooks/{notebook}>`.\n\n{markdown_table(header, rows)}"
-    classes = "ntpnb-checks ntpnb-chapter-checks" + " ntpnb-has-fail" * bool(failed)
+    classes = "ntpnb-checks ntpnb-chapter-checks" + " ntpnb-has-fail" * against
     return [*_details(title, body, classes, count=count), ""]
 
 
@@ -714,7 +734,7 @@ def _what_ran(pages: TreePages) -> list[str]:
         "",
         "`ntpnb book` writes this page from the notebooks' claim records (`outputs/claims/`, at",
         "further seeds `outputs/seeds/seed=S/claims/`) and the registry of claims",
-        "(`ntpnb/chapter/_registry.py`, also on {doc}`the claims page </outputs/claim_list>`);",
+        "(`ntpnb/evidence/_registry.py`, also on {doc}`the claims page </outputs/claim_list>`);",
         "nothing on it is typed by hand.",
         f"The run: {pages.label}; {pages.check_count} checks at the book's seed."
         + absent_sentence(pages.absent),
@@ -837,7 +857,7 @@ _CLAIMS_INTRO = (
     "# The claims",
     "",
     "Every claim of the two papers that this book reproduces has an id. This page is generated by",
-    "`ntpnb book` from the registry of claims (`ntpnb/chapter/_registry.py`, the one place where a",
+    "`ntpnb book` from the registry of claims (`ntpnb/evidence/_registry.py`, the one place where a",
     "claim's statement and the paper's value are written) and from the records of the last runs,",
     "which say where each claim is checked and what its verdict is.",
     "",
@@ -903,7 +923,8 @@ def write_report(pages: TreePages) -> Path:
             if place not in places.setdefault(cid, []):
                 places[cid].append(place)
     root = pages.tree.root
-    data = scoreboard_data(pages.results, places)
+    tallies = {s.book.notebook: chapter_checks_tally(s) for s in pages.sweeps if s.book.checks}
+    data = scoreboard_data(pages.results, places, tallies)
     atomic_write_text(root / SCOREBOARD_FILE, json.dumps(data, indent=1) + "\n")
     atomic_write_text(root / "verdicts.md", render_verdict_summary(pages))
     atomic_write_text(root / "claim_list.md", render_claims_page(pages))

@@ -27,7 +27,8 @@ from sphinx.util.docutils import SphinxDirective
 from .._templates import render_inline
 from ..evidence._registry import CLAIMS, PAPERS
 from ..evidence._verdicts import Verdict
-from ._words import words_html
+from ..evidence._vocabulary import VERDICTS, verdict_words
+from ._words import inline_myst_html, words_html
 
 #: The file ``ntpnb book`` writes beside the report, and the extension reads.
 SCOREBOARD_FILE = "verdicts.json"
@@ -46,10 +47,15 @@ def card_anchor(claim_id: str) -> str:
     return f"claim-{claim_id.lower()}"
 
 
-def scoreboard_data(results: Mapping[str, Verdict], places: Mapping[str, Sequence[tuple[str, str]]]) -> dict:
-    """Each claim's short statement, verdict, card and ``places[claim]`` (the sections checking it).
+def scoreboard_data(
+    results: Mapping[str, Verdict],
+    places: Mapping[str, Sequence[tuple[str, str]]],
+    chapters: Mapping[str, str] | None = None,
+) -> dict:
+    """Each claim's statement, verdict, kind, summary, card and ``places[claim]``; each chapter's counts.
 
-    ``places[claim]`` holds the ``(notebook, anchor)`` of each section that checks the claim.
+    ``places[claim]`` holds the ``(notebook, anchor)`` of each section that checks the claim;
+    ``chapters[notebook]`` what its checks came to across the seeds, in the report's words.
     """
     claims = []
     for cid, spec in CLAIMS.items():
@@ -62,25 +68,33 @@ def scoreboard_data(results: Mapping[str, Verdict], places: Mapping[str, Sequenc
                 "where": spec.where,
                 "short": spec.short,
                 "verdict": v.verdict,
+                "kind": v.kind,
                 "phrase": v.phrase,
-                "explained": v.explained,
+                "summary": v.summary,
                 "card": card_anchor(cid),
                 "sections": where,
             }
         )
-    return {"papers": {p: PAPER_TOPICS[p] for p in PAPERS}, "claims": claims}
+    papers = {p: PAPER_TOPICS[p] for p in PAPERS}
+    return {"papers": papers, "claims": claims, "chapters": dict(chapters or {})}
 
 
 def badge_html(claim: Mapping[str, Any], link: str | None, with_id: bool = True) -> Markup:
-    """A badge: the claim id (unless not ``with_id``) and its verdict in words, coloured by the verdict.
+    """A badge: the claim id (unless not ``with_id``), its verdict and kind in words, coloured by the verdict.
 
-    ``claim`` holds the claim's ``id``, ``where``, ``verdict`` and ``phrase`` (the badge's
+    ``claim`` holds the claim's ``id``, ``where``, ``verdict``, ``kind`` and ``phrase`` (the badge's
     tooltip); ``link`` is where the badge leads (None: nowhere). Its CSS class names the verdict:
     ``ntpnb-v-reproduced-with-a-qualification``.
     """
     title = f"{claim['id']} ({claim['where']}): {claim['phrase']}"
     return render_inline(
-        "badge.html", id=claim["id"], verdict=claim["verdict"], title=title, link=link, with_id=with_id
+        "badge.html",
+        id=claim["id"],
+        verdict=claim["verdict"],
+        kind=claim.get("kind", ""),
+        title=title,
+        link=link,
+        with_id=with_id,
     )
 
 
@@ -88,19 +102,30 @@ def claims_html(claims: Sequence[tuple[Mapping[str, Any], str | None, str | None
     """A list of claims, each its badge (linked to its card) and its short statement (linked or not).
 
     ``claims`` holds each claim (as :func:`scoreboard_data` gives it), the address of its card
-    and the address its short statement links to (None: no link). A claim that does not hold as
-    stated says in plain words what explains it (its ``explained``).
+    and the address its short statement links to (None: no link).
     """
     items = [
-        {
-            "badge": badge_html(claim, card),
-            "short": words_html(claim["short"]),
-            "explained": claim.get("explained", ""),
-            "section": section,
-        }
+        {"badge": badge_html(claim, card), "short": words_html(claim["short"]), "section": section}
         for claim, card, section in claims
     ]
     return render_inline("claims.html", items=items)
+
+
+def glance_html(claims: Sequence[tuple[Mapping[str, Any], str | None]]) -> Markup:
+    """One paper's verdicts at a glance: the plain verdicts as id chips, each other claim with its kind.
+
+    ``claims`` holds each claim (as :func:`scoreboard_data` gives it) and the address of its card.
+    One line per verdict, in the order of :data:`~ntpnb.evidence._vocabulary.VERDICTS`.
+    """
+    lines = []
+    for verdict in VERDICTS:
+        own = [(c, card) for c, card in claims if c["verdict"] == verdict]
+        if own:
+            chips = [
+                {"id": c["id"], "kind": c["kind"], "card": card, "title": c["phrase"]} for c, card in own
+            ]
+            lines.append({"verdict": verdict, "chips": chips})
+    return render_inline("glance.html", lines=lines)
 
 
 # -- Sphinx ------------------------------------------------------------------------------------
@@ -148,16 +173,29 @@ def _card_uri(app: Sphinx, fromdoc: str, claim: Mapping[str, Any]) -> str | None
     return f"{_page_uri(app, fromdoc, REPORT)}#{claim['card']}"
 
 
-def _chapter_claims(app: Sphinx, fromdoc: str, claims: Sequence[Mapping[str, Any]], notebook: str) -> str:
-    """The row of ``notebook``'s own claims, each linked to its card and its first section there.
+def _chapter_claims(app: Sphinx, fromdoc: str, data: Mapping[str, Any], notebook: str) -> str:
+    """The block of ``notebook``'s own claims, each linked to its card and its first section there.
 
-    Empty where the chapter checks no claim.
+    Then what the seeds show: each claim's summary sentence (the report's, word for word) and the
+    chapter's checks counted across the seeds. Empty where the chapter checks no claim.
     """
     own = []
-    for c in claims:
+    for c in data["claims"]:
         if anchors := [s["anchor"] for s in c["sections"] if s["notebook"] == notebook]:
             own.append((c, _card_uri(app, fromdoc, c), _section_uri(app, fromdoc, notebook, anchors[0])))
-    return render_inline("chapter_verdicts.html", claims=claims_html(own)) if own else ""
+    if not own:
+        return ""
+    sentences = [
+        {
+            "id": c["id"],
+            "named": verdict_words(c["verdict"], c["kind"]),
+            "sentence": inline_myst_html(c["summary"]),
+        }
+        for c, _, _ in own
+        if c["summary"]
+    ]
+    counts = data.get("chapters", {}).get(notebook, "")
+    return render_inline("chapter_verdicts.html", claims=claims_html(own), sentences=sentences, counts=counts)
 
 
 def _chapter_pages(doctree: nodes.document, fromdoc: str) -> list[tuple[str, nodes.Element]]:
@@ -191,21 +229,22 @@ def _fill(app: Sphinx, doctree: nodes.document, fromdoc: str) -> None:
             )
         return
     data = json.loads(path.read_text(encoding="utf-8"))
-    papers = [  # the introduction's: each paper, then its claims
-        {
-            "letter": paper,
-            "topic": topic,
-            "claims": claims_html(
-                [(c, _card_uri(app, fromdoc, c), None) for c in data["claims"] if c["paper"] == paper]
-            ),
-        }
-        for paper, topic in data["papers"].items()
-    ]
+    papers = []  # the introduction's: each paper at a glance, then its claims in plain words
+    for paper, topic in data["papers"].items():
+        claims = [(c, _card_uri(app, fromdoc, c)) for c in data["claims"] if c["paper"] == paper]
+        papers.append(
+            {
+                "letter": paper,
+                "topic": topic,
+                "glance": glance_html(claims),
+                "claims": claims_html([(c, card, None) for c, card in claims]),
+            }
+        )
     scoreboard = render_inline("scoreboard.html", papers=papers)
     for node in placeholders(doctree, DIRECTIVE):
         node.replace_self(nodes.raw("", scoreboard, format="html"))
     for notebook, page in _chapter_pages(doctree, fromdoc):  # the claims each chapter checks
-        if row := _chapter_claims(app, fromdoc, data["claims"], notebook):
+        if row := _chapter_claims(app, fromdoc, data, notebook):
             _under_title(page, row)
 
 

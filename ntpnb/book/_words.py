@@ -13,9 +13,13 @@ that closes them on their line (:func:`keep_closing_punctuation`): no line start
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from docutils import nodes
-from markupsafe import Markup
+from markdown_it import MarkdownIt
+from markupsafe import Markup, escape
+from mdit_py_plugins.dollarmath import dollarmath_plugin
+from mdit_py_plugins.myst_role import myst_role_plugin
 from sphinx.application import Sphinx
 
 from .._templates import render_inline
@@ -124,3 +128,33 @@ def setup(app: Sphinx) -> None:
     """Keep the words of every table cell whole, and inline math and code with their punctuation."""
     app.connect("doctree-resolved", keep_closing_punctuation)  # first: its punctuation is then in a span
     app.connect("doctree-resolved", keep_table_words)
+
+
+#: Inline MyST (math, roles, emphasis) read as a page reads it, for a sentence the book draws as HTML.
+_INLINE = MarkdownIt("commonmark", {"html": False}).use(dollarmath_plugin).use(myst_role_plugin)
+#: A role's text and its target: ``pseudo cyclic sets <pseudo cyclic set>``.
+_ROLE_TEXT = re.compile(r"^(?P<text>.*?)(?:\s*<[^<>]*>)?$", re.S)
+
+
+def _math_html(_renderer: Any, tokens: list, index: int, _options: Any, _env: Any) -> str:
+    """Inline math as Sphinx writes it, so that the book's MathJax typesets it (its class ``math``)."""
+    return str(render_inline("math_inline.html", tex=tokens[index].content))
+
+
+def _role_html(_renderer: Any, tokens: list, index: int, _options: Any, _env: Any) -> str:
+    """A role as its text: ``{term}`pseudo cyclic sets <pseudo cyclic set>``` reads "pseudo cyclic sets"."""
+    match = _ROLE_TEXT.match(tokens[index].content)
+    return str(escape(match.group("text") if match else tokens[index].content))
+
+
+_INLINE.add_render_rule("math_inline", _math_html)
+_INLINE.add_render_rule("myst_role", _role_html)
+
+
+def inline_myst_html(text: str) -> Markup:
+    """A sentence written in inline MyST (math ``$...$``, roles, emphasis) as HTML a page can show.
+
+    For a sentence of the evidence (a claim's summary) that the book draws into a page as HTML:
+    its math typeset by the page's MathJax, a role shown as its text, anything else escaped.
+    """
+    return Markup(_INLINE.renderInline(text))

@@ -19,13 +19,14 @@ from .._markdown import columns_table, markdown_table
 from ..evidence._checks import Artifact
 from ..evidence._registry import paper_value
 from ..evidence._samples import sample_of
+from ..evidence._vocabulary import describe_change
 from ..records._places import output_tree
 from ._claims import ClaimLog
 from ._figures import band, draw_contexts, draw_graph, draw_rows, four_panels, unit_rows
 from ._parameters import chapter_parameters, glue_parameters
 from ._plotting import COLORS, PAGE_WIDTH, show_animation, show_figure, use_style
 from ._progress import progress
-from ._prose import describe_change, glue_number, glue_text, glued, sentences
+from ._prose import glue_number, glue_text, glued, sentences
 
 #: The names a chapter imports, by theme.
 __all__ = [

@@ -56,10 +56,11 @@ from ..evidence._checks import RESULTS, Artifact, Check, Qualification, Statemen
 from ..evidence._decide import decided_check
 from ..evidence._registry import CLAIMS, MAP_KINDS, MAPS
 from ..evidence._samples import Sample
+from ..evidence._vocabulary import RESULT_WORDS
 from ..records._files import atomic_write_text
 from ..records._places import output_tree
 from ..records._platform import platform_info
-from ..records._run import ChapterRun, statement
+from ..records._run import ChapterRun
 
 
 class ClaimLog:
@@ -177,7 +178,7 @@ class ClaimLog:
         print(check.line)
         return Outcome(check)
 
-    def qualify(self, claim: str, text: str, **values: float | Sample) -> None:
+    def qualify(self, claim: str, text: str, limit: str = "", **values: float | Sample) -> None:
         """Attach a qualification (a stated limit of what its evidence shows) to ``claim``, print it.
 
         ``text`` holds a ``{name}`` field (with a format, ``{name:.3f}``) for each number of
@@ -186,12 +187,25 @@ class ClaimLog:
         its words and quote each number's range). The claim's verdict becomes *reproduced with a
         qualification* (if its evidence passes).
 
+        ``limit`` says what limits the evidence: ``"horizon"`` where the chapter measures that a
+        limit the paper states is not reached at the paper's horizon, ``"size"`` where an
+        asymptotic statement is checked at a finite size (each only for a claim whose registry
+        entry states such a limit, :attr:`~ntpnb.evidence._registry.ClaimSpec.limit`), ``""`` for
+        any other; it gives the verdict its kind.
+
         Raises
         ------
         InvalidDataError
-            On an empty text, a number that is not finite, or fields and values that differ.
+            On an empty text, a number that is not finite, fields and values that differ, or a
+            limit the claim's statement does not take.
         """
-        qualification = statement(claim, text, values)
+        stated = CLAIMS[claim].limit if claim in CLAIMS else ""
+        if limit and limit != stated:
+            raise InvalidDataError(
+                f"claim {claim}: a qualification of limit {limit!r}, but its statement in "
+                f"ntpnb/evidence/_registry.py takes {'no limit' if not stated else repr(stated)}"
+            )
+        qualification = Statement.of(claim, text, values, limit)
         self.qualifications.append(qualification)
         self._write()
         print(f"[NOTE] {claim} qualification: {qualification.rendered}")
@@ -219,7 +233,7 @@ class ClaimLog:
             raise InvalidDataError(f"a headline is of a claim or a map of the registry, not {claim!r}")
         if any(h.claim == claim for h in self.headlines):
             raise InvalidDataError(f"claim {claim} already has a headline in {self.notebook}")
-        self.headlines.append(statement(claim, text, values))
+        self.headlines.append(Statement.of(claim, text, values))
         self._write()
 
     def section(self) -> ClaimTable | None:
@@ -233,9 +247,14 @@ class ClaimLog:
         return ClaimTable(checks, qualifications) if checks or qualifications else None
 
     def summary(self) -> ClaimTable:
-        """Every check and qualification of this run, as one collapsed block (the chapter's end)."""
+        """Every check and qualification of this run, as one collapsed block (the chapter's end).
+
+        Its title names the run's seed: across the seeds the report decides, and the chapter's
+        page says that too, above.
+        """
+        at = f" at seed {self.seed}" if self.seed is not None else ""
         return ClaimTable(
-            tuple(self.checks), tuple(self.qualifications), "Every check of this chapter", chapter=True
+            tuple(self.checks), tuple(self.qualifications), f"Every check of this chapter{at}", chapter=True
         )
 
     def conclude(self) -> None:
@@ -273,12 +292,6 @@ class ClaimLog:
         atomic_write_text(self.path, self.record.dump())
 
 
-#: What a block of checks says of each result, in its summary line and its table: an open check
-#: (a statistical one this seed's trials do not bear out, a measurement that does not hold
-#: here) is decided by the report, over every seed's trials.
-_RESULT_WORDS = {"PASS": "passed", "FAIL": "failed", "FOUND": "found", "OPEN": "decided across the seeds"}
-
-
 @dataclass(frozen=True)
 class ClaimTable:
     """A block of claim checks (and qualifications): one summary line that opens to their table.
@@ -299,7 +312,7 @@ class ClaimTable:
     def headline(self) -> str:
         """``"Checks of this section: 5 passed, 1 found"`` (results in the order of :data:`RESULTS`)."""
         counts = Counter(c.result for c in self.checks)
-        parts = [f"{counts[r]} {_RESULT_WORDS[r]}" for r in RESULTS if counts[r]]
+        parts = [f"{counts[r]} {RESULT_WORDS[r]}" for r in RESULTS if counts[r]]
         notes = len(self.qualifications)
         parts += [f"{notes} qualification{'s' * (notes != 1)}"] if notes else []
         return f"{self.title}: {', '.join(parts) or 'none'}"
@@ -315,7 +328,7 @@ class ClaimTable:
         rows = [
             {
                 "result": c.result,
-                "word": _RESULT_WORDS[c.result],
+                "word": RESULT_WORDS[c.result],
                 "cells": (c.label, c.what, c.paper, c.measured, c.required),
             }
             for c in self.checks

@@ -95,27 +95,6 @@ def glue_number(name: str, value: float, digits: int = 3) -> None:
     glue_text(name, str(int(value)) if isinstance(value, numbers.Integral) else f"{float(value):.{digits}g}")
 
 
-def describe_change(change: float, se: float) -> str:
-    """How a measured quantity moved, with its standard error, in words.
-
-    ``"changes by +0.010 ± 0.020 (within 2 standard errors)"`` or ``"falls by 0.080 ± 0.020 (4.0
-    standard errors)"`` (or ``"rises"``).
-
-    Raises
-    ------
-    InvalidDataError
-        If ``se`` is not a positive finite number or ``change`` is not finite.
-    """
-    change, se = float(change), float(se)
-    if not (math.isfinite(change) and math.isfinite(se) and se > 0):
-        raise InvalidDataError(f"describe_change needs a finite change and se > 0, got {change}, {se}")
-    z = change / se
-    if abs(z) < 2:
-        return f"changes by {change:+.3f} ± {se:.3f} (within 2 standard errors)"
-    direction = "falls" if z < 0 else "rises"
-    return f"{direction} by {abs(change):.3f} ± {se:.3f} ({abs(z):.1f} standard errors)"
-
-
 def sentences(items: list[str], empty: str) -> str:
     """``items`` joined as one Markdown sentence list (``"a; b."``), or ``empty`` if there are none."""
     return "; ".join(items) + "." if items else empty

@@ -1,7 +1,8 @@
 """Claim checks and statements as a chapter's record holds them (:class:`Check`, :class:`Statement`).
 
-What a check asserts, how it is decided and printed, see :mod:`ntpnb.chapter._claims`, which
-makes them.
+A check is made and decided at one seed by :func:`~ntpnb.evidence._decide.decided_check` (a
+chapter calls it through :meth:`ntpnb.chapter.ClaimLog.check`); its words come from
+:mod:`._vocabulary`.
 """
 
 from __future__ import annotations
@@ -14,9 +15,10 @@ from dataclasses import dataclass, field, fields
 from numbers import Integral, Real
 from typing import Any, Protocol
 
-from .._digits import SHOWN_DIGITS, format_bound, format_number
+from .._digits import SHOWN_DIGITS, format_number
 from ..errors import InvalidDataError
 from ._samples import Sample
+from ._vocabulary import LIMITS, check_label, quote_sample, requirement_words
 
 Target = float | tuple[float, float]
 
@@ -124,12 +126,6 @@ class Artifact:
         return sample.consistent_with(self.value, self.trials, self.precision)
 
 
-def check_label(claim: str, kind: str, protocol: str) -> str:
-    """A check's claim id, its kind unless evidence, its protocol if any: ``"B11 (finding) [all]"``."""
-    label = claim if kind == "claim" else f"{claim} ({kind})"
-    return f"{label} [{protocol}]" if protocol else label
-
-
 @dataclass(frozen=True)
 class Check:
     """One claim check: the measured value, the relation asserted, and the outcome."""
@@ -156,7 +152,7 @@ class Check:
     def __post_init__(self) -> None:
         # both doors pass here: ClaimLog.check and a record read back from disk
         test = self.sample.test if self.sample is not None else None
-        if self.artifact is not None and test in ("rate", "pvalue"):
+        if self.artifact is not None and test in ("rate", "pvalue", "median"):
             raise InvalidDataError(
                 f"claim {self.claim}: a stored value is compared with a mean, not with a {test} test"
             )
@@ -198,18 +194,8 @@ class Check:
 
     @property
     def required(self) -> str:
-        """What the check requires, as printed (``"= -1 ± 0.02"``, ``"< 1e-12"``; 4 digits at most)."""
-        if self.relation == "in":
-            low, high = self.target  # type: ignore[misc]
-            required = f"in [{format_bound(low)}, {format_bound(high)}]"
-        elif self.relation == "~" and self.tol > 0:
-            required = f"= {format_bound(self.target)} ± {format_bound(self.tol)}"  # type: ignore[arg-type]
-        else:
-            relation = "=" if self.relation == "~" else self.relation  # a tolerance of 0: exactly
-            required = f"{relation} {format_bound(self.target)}"  # type: ignore[arg-type]
-        return required + (
-            f", {self.sample.requirement(self.kind, self.relation)}" if self.sample is not None else ""
-        )
+        """What the check requires and how it is tested, as printed (its requirement's words)."""
+        return requirement_words(self.relation, self.target, self.tol, self.sample, self.kind)
 
     @property
     def failure(self) -> str:
@@ -236,7 +222,7 @@ class Check:
 
 
 #: The tests whose pooled estimate a statement can quote (a quantile or a p-value is no number to quote).
-STATEMENT_TESTS: tuple[str, ...] = ("mean", "estimate", "rate", "instances")
+STATEMENT_TESTS: tuple[str, ...] = ("mean", "estimate", "rate", "instances", "median")
 
 
 @dataclass(frozen=True)
@@ -256,10 +242,26 @@ class Statement:
     text: str
     numbers: Mapping[str, float] = field(default_factory=dict)
     samples: Mapping[str, Sample] = field(default_factory=dict)
+    #: A qualification's limit of the evidence, a key of :data:`~._vocabulary.LIMITS`:
+    #: ``"horizon"`` (a limit the paper states is not reached at its horizon), ``"size"`` (an
+    #: asymptotic statement at a finite size) or ``""`` (another stated limit).
+    limit: str = ""
+
+    @classmethod
+    def of(cls, claim: str, text: str, values: Mapping[str, float | Sample], limit: str = "") -> Statement:
+        """The statement of ``claim`` whose ``values`` are numbers and samples, sorted by kind."""
+        samples = {k: v for k, v in values.items() if isinstance(v, Sample)}
+        numbers = {k: v for k, v in values.items() if k not in samples}
+        return cls(claim, text, numbers, samples, limit)  # type: ignore[arg-type]
 
     def __post_init__(self) -> None:
         if not (isinstance(self.text, str) and self.text.strip()):
             raise InvalidDataError(f"claim {self.claim}: a statement needs a non-empty text")
+        if self.limit not in LIMITS:
+            known = ", ".join(repr(k) for k in LIMITS)
+            raise InvalidDataError(
+                f"claim {self.claim}: a statement's limit is one of {known}, not {self.limit!r}"
+            )
         object.__setattr__(self, "text", self.text.strip())
         object.__setattr__(self, "numbers", self._checked_numbers())
         object.__setattr__(self, "samples", self._checked_samples())
@@ -299,7 +301,7 @@ class Statement:
     def render(self, numbers: Mapping[str, Any], samples: Mapping[str, Sample]) -> str:
         """The text with ``numbers`` and the samples' quotes (InvalidDataError if a format misfits)."""
         try:
-            return self.text.format(**numbers, **{k: s.quote() for k, s in samples.items()})
+            return self.text.format(**numbers, **{k: quote_sample(s) for k, s in samples.items()})
         except (ValueError, TypeError, IndexError) as exc:
             raise InvalidDataError(f"claim {self.claim}: statement {self.text!r}: {exc}") from None
 

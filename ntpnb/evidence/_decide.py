@@ -16,6 +16,7 @@ from ..errors import InvalidDataError
 from ._checks import KINDS, RELATIONS, Artifact, Check, Target, failing_number
 from ._registry import declared_protocols
 from ._samples import Sample
+from ._vocabulary import describe_sample
 
 
 def check_arguments(claim: str, kind: str, relation: str, protocol: str) -> None:
@@ -105,7 +106,7 @@ def decide_sample(
     point = float(target)  # type: ignore[arg-type]
     passed = sample.decide(relation, point, tol, kind)
     value = sample.statistic(point)[0]
-    return passed, value, sample.describe(point, 3 if digits is None else digits)
+    return passed, value, describe_sample(sample, point, 3 if digits is None else digits)
 
 
 def decide_number(

@@ -31,6 +31,7 @@ from types import MappingProxyType
 from ..errors import NTPError
 from ..linear._toy2d import TOY2D_ENTROPY
 from ._checks import PROTOCOL_KEY
+from ._vocabulary import LIMITS
 
 #: The two papers, by the letter that prefixes their claim ids.
 PAPERS: MappingProxyType[str, str] = MappingProxyType(
@@ -70,6 +71,11 @@ class ClaimSpec:
     #: The key of the protocol the authors' code runs (it made the paper's figures, and their
     #: stored artifacts are compared under it); "" for a claim with one protocol.
     authors: str = ""
+    #: What the paper's statement takes to a limit, as :data:`~._vocabulary.LIMITS` names it:
+    #: ``"horizon"`` (the steps or a radius of a run, ``k -> infinity``), ``"size"`` (an instance's
+    #: size), or ``""`` (neither). A chapter's qualification that the limit is not reached is
+    #: allowed only for the limit its claim takes (:meth:`~ntpnb.chapter.ClaimLog.qualify`).
+    limit: str = ""
 
     def __post_init__(self) -> None:
         values = MappingProxyType(dict(self.values))
@@ -81,6 +87,8 @@ class ClaimSpec:
         object.__setattr__(self, "paper_value", self.paper_value % values)
         object.__setattr__(self, "short", _short(self.id, self.short, values))
         object.__setattr__(self, "protocols", _protocols(self.id, self.protocols))
+        if self.limit not in LIMITS:
+            raise NTPError(f"claim {self.id}: limit {self.limit!r} is none of {sorted(LIMITS)}")
         if (self.authors or self.protocols) and self.authors not in list(self.protocols)[1:]:
             raise NTPError(
                 f"claim {self.id}: the authors' protocol {self.authors!r} must be one of its protocols "
@@ -148,6 +156,7 @@ _CLAIMS: tuple[ClaimSpec, ...] = (
         ),
         paper_value="theorem (the limit; Prop. 1 states no rate)",
         short="Compatible and separable data: the loss tends to the entropy, never reaching it",
+        limit="horizon",
     ),
     ClaimSpec(
         id="A3",
@@ -165,6 +174,7 @@ _CLAIMS: tuple[ClaimSpec, ...] = (
         ),
         paper_value="binary threshold $d/m = 1/2$ (Cover 1965)",
         short="One-hot data: separability is multiclass separability (Cover's threshold)",
+        limit="size",
     ),
     ClaimSpec(
         id="A5",
@@ -175,6 +185,7 @@ _CLAIMS: tuple[ClaimSpec, ...] = (
         ),
         paper_value="theorem (no figure)",
         short="The regularization path aligns with the NTP-SVM; its finite part tends to W*",
+        limit="horizon",
     ),
     ClaimSpec(
         id="A6",
@@ -184,6 +195,7 @@ _CLAIMS: tuple[ClaimSpec, ...] = (
         ),
         paper_value="theorem",
         short="Gradient descent drives the loss to the entropy and the norm to infinity",
+        limit="horizon",
     ),
     ClaimSpec(
         id="A7",
@@ -193,6 +205,7 @@ _CLAIMS: tuple[ClaimSpec, ...] = (
         ),
         paper_value="theorem",
         short="Gradient descent aligns with the NTP-SVM; its finite part tends to W*",
+        limit="horizon",
     ),
     ClaimSpec(
         id="A8",
@@ -240,6 +253,7 @@ _CLAIMS: tuple[ClaimSpec, ...] = (
         ),
         paper_value="four curves converging",
         short="Gradient descent on the synthetic instance: its four curves converge (Fig. 4)",
+        limit="horizon",
     ),
     ClaimSpec(
         id="A13",
@@ -247,6 +261,7 @@ _CLAIMS: tuple[ClaimSpec, ...] = (
         statement="normalized GD (lr 0.01) and Adam (lr 0.01, betas 0.9, 0.99): same limits, faster than GD",
         paper_value="Adam slightly faster than NGD, both faster than GD",
         short="Normalized GD and Adam reach the same limits faster than GD (Fig. 5)",
+        limit="horizon",
     ),
     ClaimSpec(
         id="A14",
@@ -257,6 +272,7 @@ _CLAIMS: tuple[ClaimSpec, ...] = (
         ),
         paper_value="statement (text only)",
         short="Training on every prefix is one problem over its distinct contexts",
+        limit="horizon",
     ),
     ClaimSpec(
         id="A15",
@@ -264,6 +280,7 @@ _CLAIMS: tuple[ClaimSpec, ...] = (
         statement="SGD shares the directional limit; sampling sequences vs distinct contexts differs",
         paper_value="remark only",
         short="SGD over sampled sequences shares the directional limit of gradient descent",
+        limit="horizon",
     ),
     ClaimSpec(
         id="A16",
@@ -291,6 +308,7 @@ _CLAIMS: tuple[ClaimSpec, ...] = (
         ),
         paper_value="theorem",
         short="Acyclic data: the loss approaches its infimum along the Graph-SVM, never reaching it",
+        limit="horizon",
     ),
     ClaimSpec(
         id="B3",
@@ -300,6 +318,7 @@ _CLAIMS: tuple[ClaimSpec, ...] = (
         ),
         paper_value="theorem",
         short="Acyclic data: the regularization path aligns with the Graph-SVM",
+        limit="horizon",
     ),
     ClaimSpec(
         id="B4",
@@ -317,6 +336,7 @@ _CLAIMS: tuple[ClaimSpec, ...] = (
         ),
         paper_value="theorem",
         short="General data: the regularization path tends to the Graph-SVM and the cyclic correction",
+        limit="horizon",
     ),
     ClaimSpec(
         id="B6",
@@ -334,6 +354,7 @@ _CLAIMS: tuple[ClaimSpec, ...] = (
         ),
         paper_value="theorem",
         short="Gradient descent aligns with the Graph-SVM and tends to the cyclic correction",
+        limit="horizon",
     ),
     ClaimSpec(
         id="B8",

@@ -46,13 +46,18 @@ tests it pooled over the sweep's seeds, which decides the claim. Every test has 
     both exact when the instances' values are normal. One instance cannot be decided (its
     line prints ``OPEN`` and says so; :attr:`Sample.decidable` is false); two are the fewest
     that decide, with a wide interval (t with 1 degree of freedom).
+``"median"``
+    The values are trials of a heavy-tailed quantity, whose mean rests on a few trials and
+    whose standard error would mislead: the estimate is their median, quoted with the
+    quartiles, and a check is decided by the exact binomial test of a quantile
+    (:func:`scipy.stats.quantile_test`, distribution-free). Pooled: all trials.
 
 How a check decides, with ``z`` the standard normal quantile of ``1 - level``:
 
 * a **claim** check of a bound (the paper says a value lies above or below a number: ``>``,
   ``>=``, ``<``, ``<=``) holds where the estimate lies on the bound's side, and is *missed*
   where it does not, whatever the test says: the test (``z`` as below) only says how sure the
-  side is (:meth:`Sample.certainty`: established, contradicted, or within the test's noise), so
+  side is (:meth:`Sample.sureness`: established, contradicted, or within the test's noise), so
   a decision cannot flip because more seeds shrink the standard error. For ``"rate"`` the
   estimate is ``k / n``; for ``"instances"`` the mean over the instances. Where the true value
   lies on the bound's side, the estimate lies on the other with probability below one half,
@@ -95,6 +100,7 @@ from functools import cached_property
 from statistics import NormalDist
 from typing import Any
 
+import numpy as np
 import scipy
 
 from .. import settings
@@ -112,7 +118,7 @@ ESTABLISHED_KINDS: tuple[str, ...] = ("finding", "measurement")
 BOUNDS: tuple[str, ...] = (">", ">=", "<", "<=")
 
 #: The tests a :class:`Sample` can be checked with (see the module docstring).
-TESTS: tuple[str, ...] = ("mean", "estimate", "mean_quantile", "rate", "pvalue", "instances")
+TESTS: tuple[str, ...] = ("mean", "estimate", "mean_quantile", "rate", "pvalue", "instances", "median")
 
 #: Resamples of a ``"mean_quantile"`` test, and the seed of its generator (the same on every machine).
 BOOTSTRAP_RESAMPLES = 20_000
@@ -127,15 +133,6 @@ def _finite_tuple(values: Iterable[Any], name: str) -> tuple[float, ...]:
     if not all(math.isfinite(v) for v in out):
         raise InvalidDataError(f"{name} must be finite numbers")
     return out
-
-
-def _round_up(x: float, digits: int) -> str:
-    """``x > 0`` rounded up to ``digits`` significant digits, as ``"2.05e-15"``: a bound stays a bound."""
-    if x < settings.PVALUE_PRINT_MIN:  # Fisher's combination underflowed (it is far below this)
-        return f"{settings.PVALUE_PRINT_MIN:g}"
-    step = 10.0 ** (math.floor(math.log10(x)) - digits + 1)
-    up = math.ceil(x / step * (1 - 1e-12)) * step  # (1 - 1e-12): x already on the grid stays
-    return f"{up:.{digits}g}"
 
 
 @dataclass(frozen=True)
@@ -234,10 +231,9 @@ class Sample:
         return len(self.values)
 
     @property
-    def count(self) -> str:
-        """How many values and what they are: ``"500 trials"``, ``"1 estimate"``, ``"5 tests"``."""
-        unit = {"estimate": "estimate", "pvalue": "test", "instances": "instance"}.get(self.test, "trial")
-        return f"{self.size} {unit}{'s' * (self.size != 1)}"
+    def events(self) -> int:
+        """``"rate"``: how many trials saw the event."""
+        return round(math.fsum(self.values))
 
     @property
     def decidable(self) -> bool:
@@ -309,14 +305,29 @@ class Sample:
         means = self.bootstrap_means
         return float((means < target).mean() + 0.5 * (means == target).mean())
 
+    def median(self) -> float:
+        """The values' median (``"median"``: the estimate)."""
+        return float(np.median(self.values))
+
+    def quartiles(self) -> tuple[float, float]:
+        """The values' first and third quartiles (linear interpolation between order statistics)."""
+        low, high = np.quantile(self.values, [0.25, 0.75])
+        return float(low), float(high)
+
+    def _median_pvalue(self, target: float, alternative: str) -> float:
+        """``"median"``: the exact binomial test's p-value, the median ``alternative`` than ``target``."""
+        return float(scipy.stats.quantile_test(self.values, q=target, p=0.5, alternative=alternative).pvalue)
+
     def statistic(self, target: float) -> tuple[float, float]:
         """What the check compares: ``(estimate, se)``.
 
-        ``"mean_quantile"``: ``(q, NaN)``; ``"pvalue"``: Fisher's combination of the p-values (the
-        chi-squared tail in closed form) and NaN.
+        ``"mean_quantile"``: ``(q, NaN)``; ``"median"``: ``(median, NaN)``; ``"pvalue"``: Fisher's
+        combination of the p-values (the chi-squared tail in closed form) and NaN.
         """
         if self.test == "mean_quantile":
             return self.quantile_of(target), float("nan")
+        if self.test == "median":
+            return self.median(), float("nan")
         if self.test == "pvalue":  # Fisher's method: -2 sum log p against chi-squared with 2k dof
             combined = scipy.stats.combine_pvalues(self.values, method="fisher").pvalue
             return min(1.0, float(combined)), float("nan")
@@ -349,6 +360,11 @@ class Sample:
         """Relation -> whether the data establish it at :attr:`level` (findings, measurements)."""
         if self.test == "mean_quantile":  # value is q
             return {">": value < self.level, "<": value > 1.0 - self.level}
+        if self.test == "median":
+            return {
+                ">": self._median_pvalue(target, "greater") < self.level,
+                "<": self._median_pvalue(target, "less") < self.level,
+            }
         if self.test == "pvalue":  # value is the combined p; the target its significance
             return {"<": value < target}
         if self.test == "rate":
@@ -369,6 +385,15 @@ class Sample:
             return {"~": self.level / 2 < value < 1.0 - self.level / 2}
         if self.test == "pvalue":
             return {">": value > target}
+        if self.test == "median":
+            within = abs(value - target) <= tol or self._median_pvalue(target, "two-sided") > self.level
+            return {
+                ">": value > target,
+                ">=": value >= target,
+                "<": value < target,
+                "<=": value <= target,
+                "~": within,
+            }
         if not self.decidable:
             return dict.fromkeys((*BOUNDS, "~", "=="), False)
         rules = {
@@ -388,12 +413,13 @@ class Sample:
             {">": value > target, ">=": value >= target, "<": value < target, "<=": value <= target}[relation]
         )
 
-    def certainty(self, relation: str, target: float) -> str:
-        """How sure a bound's decision is, in words (empty for a relation that is not a bound).
+    def sureness(self, relation: str, target: float) -> str:
+        """How sure a claim's bound decided on the estimate is, as a test at :attr:`level` says.
 
-        ``"established at the 1% level"`` (the test shows the estimate's side),
-        ``"contradicted at the 1% level"`` (the test shows the other side), or ``"within the
-        test's noise at the 1% level"`` (it shows neither: more trials may move the estimate).
+        ``"established"`` (the test shows the estimate's side), ``"contradicted"`` (it shows the
+        other side), ``"noise"`` (neither: more trials may move the estimate), or ``""`` for a
+        relation that is no bound or a test that decides no side (``"mean_quantile"``,
+        ``"pvalue"``, one instance).
         """
         if relation not in BOUNDS or self.test in ("mean_quantile", "pvalue") or not self.decidable:
             return ""
@@ -401,91 +427,18 @@ class Sample:
         other = "<" if strict == ">" else ">"
         value, se = self.statistic(target)
         rules = self._established_rules(value, se, target)
-        level = f"at the {self.level:.0%} level"
-        if rules[strict]:
-            return f"established {level}"
-        if rules[other]:
-            return f"contradicted {level}"
-        return f"within the test's noise {level}"
+        return "established" if rules[strict] else "contradicted" if rules[other] else "noise"
 
-    def describe(self, target: float, digits: int = 3, count: bool = True) -> str:
-        """The measurement as printed, e.g. ``"0.988 ± 0.002 (100 trials)"`` (``count``: with the count).
+    def quotable(self) -> None:
+        """Refuse a sample with no estimate to quote in a sentence (a quantile's or a p-value's test).
 
-        ``"mean_quantile"``: ``"q = 0.016 (100 trials)"``; ``"rate"``: ``"2 of 500 trials (0.4%;
-        98% interval 0.089% to 1.8%)"``; ``"pvalue"`` at a floor: ``"Fisher's combined p ≤ 2.05e-15
-        (5 tests, 5 at their Monte Carlo floor)"``; ``"instances"``: ``"0.874 (98% interval 0.80 to
-        0.95; 5 instances from 0.78 to 0.96; a new instance 0.66 to 1.09)"``.
-        """
-        value, se = self.statistic(target)
-        counted = f" ({self.count})" if count else ""
-        if self.test == "mean_quantile":
-            return f"q = {value:.{digits}g}{counted}"
-        if self.test == "pvalue":
-            how = "p" if self.size == 1 else "Fisher's combined p"
-            notes = [self.count] if count else []
-            if self.at_floor:
-                at = "at its" if self.size == 1 else f"{self.at_floor} at their"
-                notes.append(f"{at} Monte Carlo floor")
-                text = f"{how} ≤ {_round_up(value, digits)}"
-            else:
-                text = f"{how} = {value:.{digits}g}"
-            if self.vacuous:
-                notes.append("every p is 1: it can reject nothing")
-            return text + (f" ({', '.join(notes)})" if notes else "")
-        if self.test == "rate":
-            low, high = self.rate_interval()
-            share = f"{_percent(value)}; {1 - 2 * self.level:.0%} interval"
-            bounds = f"{_percent(low)} to {_percent(high)}"
-            return f"{round(math.fsum(self.values))} of {self.size} trials ({share} {bounds})"
-        if self.test == "instances":
-            return self._describe_instances(digits, count)
-        return f"{value:#.{digits}g} ± {se:.1g}{counted}"
-
-    def quote(self, digits: int = 3) -> str:
-        """The estimate as a sentence quotes it: ``"0.988 ± 0.0006"``, ``"2 of 500 (0.4%)"``.
-
-        ``"instances"``: the mean and the instances' range, ``"0.874 (instances 0.78 to 0.96)"``
-        (one instance: its value). A ``"mean_quantile"`` or ``"pvalue"`` sample has no estimate to
-        quote (InvalidDataError).
+        Raises
+        ------
+        InvalidDataError
+            For a ``"mean_quantile"`` or ``"pvalue"`` sample.
         """
         if self.test in ("mean_quantile", "pvalue"):
             raise InvalidDataError(f"a {self.test!r} sample has no estimate to quote")
-        if self.test == "rate":
-            return f"{round(math.fsum(self.values))} of {self.size} ({_percent(self.estimate()[0])})"
-        value, se = self.estimate()
-        if self.test == "instances":
-            if self.size == 1:
-                return f"{value:#.{digits}g}"
-            low, high = min(self.values), max(self.values)
-            return f"{value:#.{digits}g} (instances {low:.{digits}g} to {high:.{digits}g})"
-        return f"{value:#.{digits}g} ± {se:.1g}"
-
-    def _describe_instances(self, digits: int, count: bool) -> str:
-        mean = self.estimate()[0]
-        if not self.decidable:
-            return f"{mean:#.{digits}g} (1 instance: not decided alone, only over the seeds' instances)"
-        (low, high), (new_low, new_high) = self.instance_intervals()
-        g = lambda x: f"{x:.{digits}g}"
-        share = f"{1 - 2 * self.level:.0%}"
-        values = f"{self.count} from " if count else "instances "
-        return (
-            f"{mean:#.{digits}g} ({share} interval {g(low)} to {g(high)}; {values}"
-            f"{g(min(self.values))} to {g(max(self.values))}; a new instance {g(new_low)} to {g(new_high)})"
-        )
-
-    def requirement(self, kind: str, relation: str = "") -> str:
-        """How the test decides, in words: ``"on the estimate (1% mean test: how sure)"``.
-
-        A claim's bound is decided on the estimate, its test saying how sure (:meth:`certainty`);
-        a consistency (``~``) is ``"not contradicted at the 1% level"``; a finding, a measurement
-        or a strict difference is ``"established at the 1% level"``.
-        """
-        if self.test == "pvalue":
-            return "the seeds' p-values pooled by Fisher's method"
-        if not self.establishes(kind) and relation in BOUNDS:
-            return f"on the estimate ({self.level:.0%} {self.test} test: how sure)"
-        what = "established" if self.establishes(kind) else "not contradicted"
-        return f"{what} at the {self.level:.0%} level ({self.test} test)"
 
     def consistent_with(self, value: float, trials: int = 0, precision: float = 0.0) -> bool:
         """Whether ``value``, read to within ``precision``, is consistent with this sample.
@@ -507,14 +460,6 @@ class Sample:
         if self.test == "instances":
             z = float(scipy.stats.t.ppf(1.0 - self.level / 2, self.size - 1))
         return abs(value - estimate) <= precision + z * math.sqrt(se * se + spread)
-
-
-def _percent(x: float) -> str:
-    """``0.004`` as ``"0.4%"``: two significant digits below 10%, whole percents above."""
-    value = 100 * x
-    if value == 0:
-        return "0%"
-    return f"{value:.0f}%" if value >= 10 else f"{value:.2g}%"
 
 
 #: A :class:`Sample` from any iterable of numbers (numpy arrays included): ``trials``,

@@ -19,7 +19,21 @@ from typing import Protocol
 from .._text import join_words, value_range
 from ._checks import Check, Statement
 from ._samples import BOUNDS, Sample
-from ._vocabulary import seeds_count
+from ._vocabulary import (
+    CONSISTENT,
+    CONTRADICTED,
+    ESTABLISHED,
+    FAILS,
+    HOLDS,
+    MISSED,
+    NOT_DECIDED,
+    NOT_ESTABLISHED,
+    certainty_words,
+    count_words,
+    describe_sample,
+    quote_sample,
+    seeds_count,
+)
 
 
 class ChapterRecord(Protocol):
@@ -121,7 +135,7 @@ class Series:
         """How sure a bound's decision is: ``"contradicted at the 1% level"`` ("" for another check)."""
         if not self.bound:
             return ""
-        return self.pooled_sample.certainty(self.first.relation, self.target)  # type: ignore[union-attr]
+        return certainty_words(self.pooled_sample, self.first.relation, self.target)  # type: ignore[arg-type]
 
     @property
     def differs(self) -> bool:
@@ -158,9 +172,9 @@ class Series:
         n = len(self.checks)
         sample = self.pooled_sample
         if self.statistical:
-            return f"on {sample.count} {self.how}"  # type: ignore[union-attr]
+            return f"on {count_words(sample)} {self.how}"  # type: ignore[arg-type]
         if self.basis == "seed-independent":
-            size = f"on {sample.count} " if sample is not None else ""
+            size = f"on {count_words(sample)} " if sample is not None else ""
             if self.differs:
                 return f"once, {size}but it differs between the seeds"
             if n == 1:
@@ -186,20 +200,40 @@ class Series:
         return f"at {n - len(failed)} of {seeds_count(n)} (fails at {join_words(failed)})"
 
     @property
+    def consistency(self) -> bool:
+        """Whether it asks that a value the paper reports be consistent with ours.
+
+        A test that may contradict it: ``~`` on a sample, or a ``"pvalue"`` claim that its test's
+        null holds.
+        """
+        sample, c = self.pooled_sample, self.first
+        return (
+            sample is not None
+            and not sample.establishes(c.kind)
+            and (c.relation == "~" or sample.test == "pvalue")
+        )
+
+    @property
     def outcome(self) -> str:
-        """The decision in words: ``"holds"``, ``"fails"``, ``"missed"`` or ``"not decided"``.
+        """What it came to, one of :data:`~._vocabulary.OUTCOMES` (see there for which word when).
 
-        ``"missed"``: a claim's bound whose estimate lies on the wrong side (:attr:`bound`).
-
-        A finding or a measurement: ``"established"`` or ``"not established"``.
+        An exact check holds or fails; a claim's bound on an estimate (:attr:`bound`) holds or is
+        missed; a consistency (:attr:`consistency`) is consistent or contradicted; a strict
+        difference holds where established and is missed where not; a finding or a measurement
+        is established or not; a check the seeds cannot decide is not decided.
         """
         if not self.decidable:
-            return "not decided"
-        if self.first.kind in ("finding", "measurement"):
-            return "established" if self.established else "not established"
+            return NOT_DECIDED
+        c, sample = self.first, self.pooled_sample
+        if c.kind in ("finding", "measurement"):
+            return ESTABLISHED if self.established else NOT_ESTABLISHED
+        if self.consistency:
+            return CONSISTENT if self.established else CONTRADICTED
+        if sample is not None and sample.establish:
+            return ESTABLISHED if self.established else MISSED
         if self.established:
-            return "holds"
-        return "missed" if self.bound else "fails"
+            return HOLDS
+        return MISSED if self.bound else FAILS
 
     def artifact_agrees(self) -> bool | None:
         """Whether the authors' stored artifact shows our pooled value (None: no artifact)."""
@@ -214,7 +248,8 @@ class Series:
         if agrees is None:
             return ""
         a = self.first.artifact
-        return f"{a.source}: {a.shown}, {'consistent' if agrees else 'not consistent'} with ours"  # type: ignore[union-attr]
+        agreement = CONSISTENT if agrees else f"not {CONSISTENT}"
+        return f"{a.source}: {a.shown}, {agreement} with ours"  # type: ignore[union-attr]
 
     def spread(self) -> tuple[str, str] | None:
         """The values as printed at the smallest and largest value over the seeds; None if alike."""
@@ -239,7 +274,7 @@ class Series:
     def ours(self) -> str:
         """Our value as shown: pooled (to 3 digits) where a sample decides it, else the book seed's."""
         sample = self.pooled_sample
-        return sample.describe(self.target, 3) if sample is not None else self.first.measured
+        return describe_sample(sample, self.target, 3) if sample is not None else self.first.measured
 
     @property
     def target(self) -> float:
@@ -254,9 +289,9 @@ class Series:
         """
         sample = self.pooled_sample
         if sample is not None and sample.test == "rate":
-            return f"{sample.describe(self.target, 3)} {self.how}"
+            return f"{describe_sample(sample, self.target, 3)} {self.how}"
         if sample is not None:
-            return f"{sample.describe(self.target, 3, count=False)} {self.decided}"
+            return f"{describe_sample(sample, self.target, 3, count=False)} {self.decided}"
         if self.basis == "seed-independent":
             return f"{self.first.measured}, {self.decided}"
         spread = self.spread()
@@ -320,7 +355,7 @@ def statement_across(
         if name is None:
             continue
         if name in first.samples:
-            parts.append(Sample.pooled([q.samples[name] for _, q in made]).quote())
+            parts.append(quote_sample(Sample.pooled([q.samples[name] for _, q in made])))
             continue
         values = [q.numbers[name] for _, q in made]
         texts = [fmt.format_field(fmt.convert_field(v, conversion), spec or "") for v in values]
@@ -337,13 +372,16 @@ def statement_across(
     return f"{text} (lowest to highest over the {len(at)} seeds)" if varied and say_ranges else text
 
 
-def statements_across(sweep: Sweep, kind: str) -> dict[str, list[str]]:
-    """Claim -> its statements of ``kind`` (``"qualifications"``, ``"headlines"``) across the seeds."""
-    made: dict[tuple[str, str], list[tuple[int, Statement]]] = {}
+def statements_across(sweep: Sweep, kind: str) -> dict[str, list[tuple[str, str]]]:
+    """Claim -> its statements of ``kind`` (``"qualifications"``, ``"headlines"``) across the seeds.
+
+    Each as its words across the seeds and the limit it states (:attr:`Statement.limit`).
+    """
+    made: dict[tuple[str, str, str], list[tuple[int, Statement]]] = {}
     for seed in sweep.seeds:
         for q in getattr(sweep.records[seed], kind):
-            made.setdefault((q.claim, q.text), []).append((seed, q))
-    out: dict[str, list[str]] = {}
-    for (claim, _), at in made.items():
-        out.setdefault(claim, []).append(statement_across(at, sweep.seeds, kind != "headlines"))
+            made.setdefault((q.claim, q.text, q.limit), []).append((seed, q))
+    out: dict[str, list[tuple[str, str]]] = {}
+    for (claim, _, limit), at in made.items():
+        out.setdefault(claim, []).append((statement_across(at, sweep.seeds, kind != "headlines"), limit))
     return out

@@ -1,22 +1,25 @@
-"""What reproduced: one verdict per claim, measured across the seeds of a sweep.
+"""What reproduced: one verdict per claim, its kind and its reasons, measured across the seeds of a sweep.
 
 A chapter runs at the book's seed and, in a sweep, at further seeds, each into its own tree
 (:mod:`ntpnb.runner._run`); :func:`~ntpnb.records._sweep.load_sweeps` gathers each chapter's
 records that may be pooled with the book's. The same check at every seed is a
 :class:`~ntpnb.evidence._series.Series`, decided as its
-:attr:`~ntpnb.evidence._checks.Check.basis` says.
-:func:`claim_verdict` applies the one rule, :data:`VERDICT_RULE`, which the report states and
-every page quotes through :attr:`Verdict.phrase`.
+:attr:`~ntpnb.evidence._checks.Check.basis` says. :func:`claim_verdict` applies the one rule,
+:data:`~._vocabulary.VERDICT_RULE`, which the report states; the kind of a verdict other than a
+plain *reproduced* is decided by :data:`~._vocabulary.KIND_RULE` (:func:`_qualified_kind`,
+:func:`_negative_kind`), never typed per claim.
 
 What a :class:`Verdict` carries, for a page to render (data, not one long string):
 
-* ``verdict`` (one of :data:`VERDICTS`), ``basis`` (how it was decided, in plain words: "holds
-  at all 5 seeds", "holds on 500 trials pooled over 5 seeds") and :attr:`Verdict.phrase`, the
-  two together;
+* ``verdict`` (one of :data:`~._vocabulary.VERDICTS`) and ``kind`` (one of its
+  :data:`~._vocabulary.KINDS`), ``basis`` (how it was decided, in plain words: "holds at all 5
+  seeds", "holds on 500 trials pooled over 5 seeds");
 * ``why``: one sentence with the decisive number against the paper's, chosen by a stated rule
-  (:func:`claim_verdict`);
-* ``evidence``: each evidence check as a :class:`CheckSummary` (what, ours, its range over the
-  seeds, required, the paper's, how decided, the outcome, the protocol, the chapter);
+  (:func:`claim_verdict`), and ``deciding``: the sentences that decide a verdict other than a
+  plain *reproduced* (the established findings, the missed bounds, the failures, the
+  qualification that gives its kind);
+* ``checks``: each check of the claim as a :class:`CheckSummary` (what, ours, its range over
+  the seeds, required, the paper's, how decided, the outcome, the protocol, the chapter);
 * ``failures`` and ``findings`` (what decided a negative verdict), ``qualifications``,
   ``beyond`` (our measurements beyond the paper, shown beside the claim), ``marginal``
   (statistical checks that hold pooled but that some seed's own sample does not bear out,
@@ -37,94 +40,70 @@ from .._text import join_words
 from ._checks import KINDS
 from ._registry import authors_protocol, declared_protocols
 from ._series import Series, Sweep, series_of, statements_across
-from ._vocabulary import at_seeds, seeds_count
-
-REPRODUCED = "reproduced"
-QUALIFIED = "reproduced with a qualification"
-PARTIAL = "holds at some seeds"
-NOT_REPRODUCED = "does not reproduce"
-NOT_ESTABLISHED = "not established"
-BY_CONSTRUCTION = "by construction"
-NOT_TESTED = "not tested"
-CHECK_FAILED = "check failed"
-#: Every verdict, in the order a summary lists them.
-VERDICTS: tuple[str, ...] = (
-    REPRODUCED,
-    QUALIFIED,
-    PARTIAL,
-    NOT_REPRODUCED,
-    NOT_ESTABLISHED,
+from ._vocabulary import (
     BY_CONSTRUCTION,
-    NOT_TESTED,
     CHECK_FAILED,
+    CONSISTENT,
+    COUNTEREXAMPLE,
+    EVIDENCE_NOWHERE,
+    FAILS_AS_STATED,
+    FINDING_OPEN,
+    LIMITS,
+    NEGATIVE,
+    NO_EVIDENCE,
+    NOT_CHECKED,
+    NOT_ESTABLISHED,
+    NOT_REPRODUCED,
+    NOT_TESTED,
+    OVERSTATED,
+    PARTIAL,
+    POSITIVE,
+    PROTOCOL_DIFFERS,
+    QUALIFIED,
+    REPRODUCED,
+    SANITY_FAILS,
+    SANITY_ONLY,
+    SOME_SEEDS,
+    UNDECIDED_EVIDENCE,
+    VALUE_MISSED,
+    VERDICTS,
+    at_seeds,
+    counted_verdict,
+    describe_sample,
+    listed,
+    seeds_count,
+    verdict_words,
 )
-#: Verdicts that say the claim does not (or not always) hold, or that something is wrong.
-NEGATIVE: frozenset[str] = frozenset({PARTIAL, NOT_REPRODUCED, NOT_ESTABLISHED, CHECK_FAILED})
-#: Verdicts that say the claim holds.
-POSITIVE: frozenset[str] = frozenset({REPRODUCED, QUALIFIED})
 
-#: The verdict rule, as the report states it (one paragraph per line; the last is what a
-#: chapter prints, which the claims page quotes).
-VERDICT_RULE: tuple[str, ...] = (
-    "**How a check is decided.** A check of one instance (an exact property, a tolerance on one "
-    "run) is decided at each seed, and shows *at all N seeds* or *at k of N seeds* with the seeds "
-    "that failed and the spread of its value. A statistical check (a mean over random trials) and "
-    "a count check (how often an event happens over trials, a rate with its interval) are decided "
-    "on their trials pooled over the seeds, and show *on T trials pooled over N seeds*, never *k of "
-    "N*. A value that varies between random instances (one per seed) is decided on the instances' "
-    "mean with Student's t interval, and shows the instances' range; one instance alone is not "
-    "decided. p-values of tests run whole at each seed are pooled by Fisher's method; where a "
-    "Monte Carlo p-value sits at the smallest value its test can give, the pooled p is a bound "
-    "(*≤*). A check whose data do not depend on the seed (a fixed corpus) is decided once.",
-    "**A bound is decided on the estimate.** Where the paper says a value lies above or below a "
-    "number (*> 0.99*), the claim holds where our estimate lies on that side and is *missed* where "
-    "it does not, whatever a test says: a test only says how sure the side is (*established*, "
-    "*contradicted*, or *within the test's noise* at its level), so running more seeds can make a "
-    "decision surer but cannot turn a missed bound into one that holds. A true value a few standard "
-    "errors from the bound is missed with a small stated chance (three standard errors: 0.13%); "
-    "one within the noise is a coin, and the card says so. A value the paper reports (*≈ 0.987*) "
-    "is a consistency: it fails only where a test at a stated error rate contradicts it. A strict "
-    "difference (*local above global*) holds where the data establish it, is missed where the "
-    "estimate lies on the wrong side, and is *not decided* in between.",
-    "**Kinds of check.** *Evidence* would fail were the paper's claim false; a *sanity* check "
-    "tests the code or the setting (an identity, a property of our instance, a solver against a "
-    "proved result); a *finding* states that a paper's number is missed, and holds only when the "
-    "data establish it; a *measurement* is a statement of ours beyond the paper (a drift, a fitted "
-    "offset, a map), decided pooled and shown beside the claim: it never qualifies the claim.",
-    "**Protocols.** Where the paper and the authors' code differ (a loss, a trial filter), the "
-    "claim names its protocols, and a check made under one of them says which; a check that names "
-    "none holds under every protocol. The verdict is decided under each protocol from the checks "
-    "common to all and that protocol's own; the claim's verdict is the one under its first "
-    "protocol, the claim as the paper states it, and the others are shown beside it. Where another "
-    "protocol's verdict is negative, a positive verdict becomes *reproduced with a qualification* "
-    "that names it; where the claim does not hold as stated but holds under the authors' code, "
-    "that is its *explanation*: the verdict stays the stated claim's.",
-    "**The verdict of a claim.** *reproduced*: every evidence check holds. *reproduced with a "
-    "qualification*: it holds, and a stated limit applies: a qualification of the chapter (its "
-    "numbers as ranges over the seeds), a protocol under which the verdict differs, or an evidence "
-    "check that this run's seeds cannot decide. *holds at some seeds*: an evidence check decided "
-    "at each seed fails at some seeds (named). *does not reproduce*: a finding is established "
-    "(pooled, at each seed, or once), or a statistical evidence check is missed or contradicted "
-    "pooled; our number and the paper's are quoted, and the authors' stored artifact's where one "
-    "exists. An artifact that shows our value, compared under the authors' own protocol, "
-    "*explains* the miss (the paper's text rounds its own figure, say): it never turns it into a "
-    "qualification. *not established*: the claim's only checks are findings the data do not "
-    "establish, or evidence this run cannot decide. *by construction*: the claim has sanity checks "
-    "only. *check failed*: a sanity check failed at some seed, or the evidence holds at none. *not "
-    "tested*: no chapter of this run checks it. A statistical check that holds pooled but that "
-    "some seed's own trials do not bear out is *marginal*: those seeds and their numbers are named "
-    "beside the verdict.",
-    "**What a chapter prints.** A check decided at each seed prints `[PASS]` or `[FAIL]`, and a "
-    "`[FAIL]` at the book's seed fails the run (at the other seeds it is counted here); a failed "
-    "line prints as many digits as it takes to see the failure. A statistical check prints "
-    "`[PASS]`, or `[OPEN]` where one seed's trials do not bear it out; it never fails the run. A "
-    "finding or measurement prints `[FOUND]` where it holds and `[OPEN]` where it does not, never "
-    "`[FAIL]`. A check made under one protocol names it in brackets after the claim id: "
-    "`[PASS] B10 [paper's loss] ...`.",
-)
+#: The names other modules read from here (the words live in :mod:`._vocabulary`).
+__all__ = [
+    "BY_CONSTRUCTION",
+    "CHECK_FAILED",
+    "NEGATIVE",
+    "NOT_ESTABLISHED",
+    "NOT_REPRODUCED",
+    "NOT_TESTED",
+    "PARTIAL",
+    "POSITIVE",
+    "QUALIFIED",
+    "REPRODUCED",
+    "VERDICTS",
+    "CheckSummary",
+    "ProtocolVerdict",
+    "Verdict",
+    "claim_verdict",
+    "counted_verdict",
+    "format_counts",
+    "headlines_across",
+    "sweep_verdicts",
+]
 
 
 # -- the verdict of a claim ---------------------------------------------------------------------
+
+#: A qualification as the verdict reads it: its words across the seeds, and what it says limits
+#: the evidence (a key of :data:`~._vocabulary.LIMITS`: ``"horizon"``, ``"size"`` or ``""``).
+Qualification = tuple[str, str]
 
 
 @dataclass(frozen=True)
@@ -132,7 +111,7 @@ class CheckSummary:
     """One check across the seeds, as a claim's card lists it (every field plain text)."""
 
     claim: str
-    #: One of :data:`~ntpnb.chapter._claims.KINDS`.
+    #: One of :data:`~ntpnb.evidence._checks.KINDS`.
     kind: str
     what: str
     #: The protocol it was made under ("": every protocol).
@@ -148,10 +127,12 @@ class CheckSummary:
     paper: str
     #: How it was decided: ``"at all 5 seeds"``, ``"on 500 trials pooled over 5 seeds"``.
     decided: str
-    #: ``"holds"``, ``"fails"``, ``"established"``, ``"not established"`` or ``"not decided"``.
+    #: One of :data:`~._vocabulary.OUTCOMES`.
     outcome: str
     #: The authors' stored artifact's value and whether it is consistent with ours ("": none).
     artifact: str = ""
+    #: How sure a bound's side is (``"contradicted at the 1% level"``; "" for another check).
+    certainty: str = ""
 
     @classmethod
     def of(cls, series: Series) -> CheckSummary:
@@ -170,6 +151,7 @@ class CheckSummary:
             series.decided,
             series.outcome,
             series.artifact_note(),
+            series.certainty(),
         )
 
 
@@ -181,15 +163,17 @@ class ProtocolVerdict:
     key: str
     #: The protocol in words (MyST markdown, from the registry).
     words: str
-    #: One of :data:`VERDICTS`, how it was decided, and one sentence why.
+    #: One of :data:`~._vocabulary.VERDICTS`, its kind, how it was decided, and one sentence why.
     verdict: str
     basis: str
     why: str
+    kind: str = ""
 
     @property
     def phrase(self) -> str:
-        """``"does not reproduce: contradicted on 500 trials pooled over 5 seeds"``."""
-        return f"{self.verdict}: {self.basis}" if self.basis else self.verdict
+        """``"does not reproduce (the paper's value is missed): missed on 500 trials ..."``."""
+        named = verdict_words(self.verdict, self.kind)
+        return f"{named}: {self.basis}" if self.basis else named
 
 
 @dataclass(frozen=True)
@@ -198,7 +182,7 @@ class Verdict:
 
     #: The claim id.
     claim: str
-    #: One of :data:`VERDICTS`.
+    #: One of :data:`~._vocabulary.VERDICTS`.
     verdict: str
     #: How the verdict was decided, in plain words; empty for *not tested*.
     basis: str = ""
@@ -208,8 +192,8 @@ class Verdict:
     counts: Mapping[str, int] = field(default_factory=dict)
     #: One sentence: why, with the decisive number against the paper's (:func:`claim_verdict`).
     why: str = ""
-    #: Each evidence check, in the records' order.
-    evidence: tuple[CheckSummary, ...] = ()
+    #: Each check of the claim, of every kind, in the records' order.
+    checks: tuple[CheckSummary, ...] = ()
     #: The checks that failed and decided a *check failed* or *holds at some seeds*.
     failures: tuple[str, ...] = ()
     #: The established shortfalls that decided a *does not reproduce*.
@@ -231,20 +215,20 @@ class Verdict:
     #: The chapter's headline of the claim across the seeds (MyST; "" where no chapter states one):
     #: the one sentence the report's summary shows (:meth:`~ntpnb.chapter.ClaimLog.headline`).
     headline: str = ""
+    #: The verdict's kind (one of :data:`~._vocabulary.KINDS` of its verdict; "" for *reproduced*).
+    kind: str = ""
+    #: The sentences that decide a verdict other than a plain *reproduced*, its kind's first.
+    deciding: tuple[str, ...] = ()
 
     @property
-    def explained(self) -> str:
-        """In a few plain words, what explains a claim that does not hold as stated ("" if nothing).
+    def evidence(self) -> tuple[CheckSummary, ...]:
+        """Its evidence checks (of kind ``"claim"``)."""
+        return tuple(c for c in self.checks if c.kind == "claim")
 
-        ``"reproduces under the authors' loss"`` where another protocol's verdict is positive, else
-        ``"the authors' stored figure shows our value"`` where an artifact explains the miss.
-        """
-        if self.verdict in POSITIVE:
-            return ""
-        holding = [p.key for p in self.protocols[1:] if p.verdict in POSITIVE]
-        if holding:
-            return f"reproduces under the {join_words(holding)}"
-        return "the authors' stored figure shows our value" if self.explanations else ""
+    @property
+    def named(self) -> str:
+        """The verdict with its kind: ``"does not reproduce (a counterexample)"``."""
+        return verdict_words(self.verdict, self.kind)
 
     @property
     def summary(self) -> str:
@@ -254,7 +238,7 @@ class Verdict:
     @property
     def phrase(self) -> str:
         """The verdict as every page writes it: ``"reproduced: holds at all 5 seeds"``."""
-        return f"{self.verdict}: {self.basis}" if self.basis else self.verdict
+        return f"{self.named}: {self.basis}" if self.basis else self.named
 
     @property
     def negative(self) -> bool:
@@ -286,6 +270,10 @@ class _Decision:
     findings: tuple[str, ...] = ()
     qualifications: tuple[str, ...] = ()
     explanations: tuple[str, ...] = ()
+    #: The kind this protocol's checks give the verdict (:data:`~._vocabulary.KINDS`).
+    kind: str = ""
+    #: The sentences that decide it (its kind's first).
+    deciding: tuple[str, ...] = ()
 
 
 def _failure(series: Series) -> str:
@@ -295,7 +283,7 @@ def _failure(series: Series) -> str:
     if series.statistical or (series.basis == "seed-independent" and series.pooled_sample is not None):
         return f"{kind}{series.name}: {series.outcome}, {series.quote()}, required {c.required}"
     if series.differs:
-        values = join_words(dict.fromkeys(ch.measured for ch in series.checks.values()))
+        values = listed(ch.measured for ch in series.checks.values())
         return f"{kind}{series.name}: declared the same at every seed, but measured {values}"
     failed = series.failed_seeds
     measured = join_words(series.checks[seed].measured for seed in failed)
@@ -303,44 +291,43 @@ def _failure(series: Series) -> str:
 
 
 def _note(series: Series) -> str:
-    """A measurement's or a finding's line: ``"measurement not established: what (ours how)"``."""
-    return f"{series.first.kind} {series.outcome}: {series.name} ({series.quote()})"
+    """A measurement's or a finding's line, with what it tests.
+
+    ``"measurement not established: what > 0 (to be established ...) (ours -0.0023 ...)"``.
+    """
+    c = series.first
+    return f"{c.kind} {series.outcome}: {series.name} {c.required} (ours {series.quote()})"
 
 
 def _marginal(series: Series) -> str:
     """``"what: holds pooled (q = 0.020); alone, seeds 2 and 3 do not bear it out (q = 0.002, ...)"``."""
-    c, seeds = series.first, series.marginal_seeds
-    pooled = series.pooled_sample.describe(series.target, 3, count=False)  # type: ignore[union-attr]
+    seeds = series.marginal_seeds
+    pooled = describe_sample(series.pooled_sample, series.target, 3, count=False)  # type: ignore[arg-type]
     alone = ", ".join(
-        series.checks[s].sample.describe(series.target, 3, count=False)  # type: ignore[union-attr]
+        describe_sample(series.checks[s].sample, series.target, 3, count=False)  # type: ignore[arg-type]
         for s in seeds
     )
-    held = "established" if c.kind in ("finding", "measurement") else "holds"
     verb = "does" if len(seeds) == 1 else "do"
     return (
-        f"{series.name}: {held} pooled ({pooled}); alone, {at_seeds(seeds)} {verb} not bear it out ({alone})"
+        f"{series.name}: {series.outcome} pooled ({pooled}); alone, {at_seeds(seeds)} {verb} not "
+        f"bear it out ({alone})"
     )
 
 
-def _shortfall_basis(series: Series) -> str:
-    """How an established shortfall decided *does not reproduce*, in plain words."""
-    if series.first.kind == "finding":
-        return f"a finding established {series.decided}"
-    if series.bound:
-        return f"the paper's bound is missed {series.decided} ({series.certainty()})"
-    return f"contradicted {series.decided}"
+def _shortfall_basis(shortfalls: Sequence[Series]) -> str:
+    """How shortfalls decided *does not reproduce*, those decided alike said once.
 
-
-def _artifact_explains(series: Series) -> str:
-    """A missed number that the authors' stored artifact shows too, in a sentence.
-
-    ``"[authors' filter] mean corr: the authors' stored Fig. 6a ...: 0.98864, consistent with
-    ours, so their own figure misses the paper's > 0.99 too"``.
+    ``"missed (contradicted at the 1% level) and contradicted on 500 trials pooled over 5 seeds"``,
+    ``"a finding established once, the same at every seed"``.
     """
-    c, artifact = series.first, series.first.artifact
-    misses = series.bound and not _on_side(artifact.value, c.relation, series.target)  # type: ignore[union-attr]
-    tail = f", so their own figure misses the paper's {c.paper or c.required} too" if misses else ""
-    return f"{series.name}: {series.artifact_note()}{tail}"
+    by_how: dict[str, list[str]] = {}
+    for s in shortfalls:
+        if s.first.kind == "finding":
+            word = "a finding established"
+        else:
+            word = f"{s.outcome} ({s.certainty()})" if s.certainty() else s.outcome
+        by_how.setdefault(s.decided, []).append(word)
+    return ", and ".join(f"{listed(words)} {how}" for how, words in by_how.items())
 
 
 def _on_side(value: float, relation: str, target: float) -> bool:
@@ -373,19 +360,93 @@ def _evidence_basis(evidence: Sequence[Series], seeds: Sequence[int], holding: S
         else:
             parts.append(f"at {len(holding)} of {seeds_count(n)} (fails at {join_words(missed)})")
     if pooled:
-        sizes = join_words(dict.fromkeys(s.pooled_sample.count for s in pooled))  # type: ignore[union-attr]
+        from ._vocabulary import count_words
+
+        sizes = listed(count_words(s.pooled_sample) for s in pooled)  # type: ignore[arg-type]
         parts.append(f"on {sizes} {pooled[0].how}")
     if once:
         parts.append("once, on data the same at every seed" if n > 1 else "once")
     return "holds " + join_words(parts)
 
 
-def _decide(series: Sequence[Series], qualifications: Sequence[str], authors: str) -> _Decision:
+def _twin(series: Series, every: Sequence[Series], authors: str) -> Series | None:
+    """The check that carries the authors' stored value for ``series``: itself, or its twin under ``authors``.
+
+    The twin measures the same (kind and what) under the protocol of the authors' code, which
+    made their figure.
+    """
+    if series.first.artifact is not None:
+        return series
+    key = (series.first.kind, series.first.what)
+    return next(
+        (
+            o
+            for o in every
+            if o.first.artifact is not None and o.protocol == authors and (o.first.kind, o.first.what) == key
+        ),
+        None,
+    )
+
+
+def _overstated(shortfalls: Sequence[Series], every: Sequence[Series], authors: str) -> tuple[str, ...]:
+    """Where the text overstates the paper's own figure: a sentence per shortfall, else ().
+
+    Every shortfall must be a claim's bound on an estimate whose twin (:func:`_twin`) carries the
+    authors' stored value, which misses the same bound, and with which our value under that
+    protocol agrees within noise (:meth:`~ntpnb.evidence._checks.Artifact.consistent_with`).
+    """
+    sentences = []
+    for s in shortfalls:
+        twin = _twin(s, every, authors) if s.bound else None
+        if twin is None or not twin.artifact_agrees():
+            return ()
+        artifact = twin.first.artifact
+        if _on_side(artifact.value, s.first.relation, s.target):  # type: ignore[union-attr]
+            return ()
+        theirs = "" if twin is s else f" under [{twin.protocol}], as their code runs it: {twin.quote()}"
+        sentences.append(
+            f"{s.sentence()}: {MISSED_BY_FIGURE}, {artifact.source}: {artifact.shown}, "  # type: ignore[union-attr]
+            f"{CONSISTENT} with ours{theirs}"
+        )
+    return tuple(sentences)
+
+
+#: The words that say a bound the paper's text states is missed by its own figure too.
+MISSED_BY_FIGURE = "missed by the paper's own figure too"
+
+
+def _qualified_kind(overstated: bool, undecided: bool, quals: Sequence[Qualification]) -> str:
+    """The kind of a positive verdict from what qualifies it (:data:`~._vocabulary.KIND_RULE`)."""
+    if overstated:
+        return OVERSTATED
+    if undecided:
+        return UNDECIDED_EVIDENCE
+    limits = [limit for _, limit in quals]
+    for limit in ("horizon", "size"):
+        if limit in limits:
+            return LIMITS[limit]
+    return LIMITS[""] if quals else ""
+
+
+def _qualifying(kind: str, quals: Sequence[Qualification], undecided: Sequence[str]) -> tuple[str, ...]:
+    """The sentences that give a qualified verdict its ``kind``."""
+    if kind == UNDECIDED_EVIDENCE:
+        return tuple(undecided)
+    limit = next((key for key, words in LIMITS.items() if words == kind), None)
+    return tuple(text for text, lim in quals if lim == limit)
+
+
+def _decide(
+    series: Sequence[Series], qualifications: Sequence[Qualification], authors: str, every: Sequence[Series]
+) -> _Decision:
     """The verdict that ``series`` (of one claim, under one protocol) and the qualifications give.
 
-    A missed number never holds. The authors' stored artifact that shows our value explains it
-    (an explanation, beside a negative verdict) only where the check follows the authors'
-    protocol: made under ``authors`` (the protocol of the authors' code) or under every one.
+    A missed number never holds. Where every shortfall is a bound the authors' own stored figure
+    misses too, and ours agrees with it, the text overstates that figure (:func:`_overstated`):
+    the verdict is qualified, the bound still missed. Else the authors' stored artifact that
+    shows our value explains a miss (an explanation, beside a negative verdict) only where the
+    check follows the authors' protocol: made under ``authors`` or under every one. ``every``
+    holds all the claim's checks, under every protocol (where a twin is looked for).
     """
     # one list per kind of the registry (a kind added there fails this unpacking, not silently)
     evidence, sanity, findings, _ = ([s for s in series if s.first.kind == k] for k in KINDS)
@@ -396,8 +457,9 @@ def _decide(series: Sequence[Series], qualifications: Sequence[str], authors: st
     holding = tuple(
         seed for seed in seeds if all(s.checks[seed].passed for s in per_seed if seed in s.checks)
     )
-    quals = tuple(dict.fromkeys(qualifications))
-    quals += tuple(f"not decided by this run: {_note(s).split(': ', 1)[1]}" for s in undecided)
+    quals: tuple[Qualification, ...] = tuple(dict.fromkeys(qualifications))
+    open_ = tuple(f"not decided by this run: {_note(s).split(': ', 1)[1]}" for s in undecided)
+    texts = tuple(text for text, _ in quals) + open_
 
     broken = [s for s in sanity if not s.established]
     broken += [
@@ -405,33 +467,58 @@ def _decide(series: Sequence[Series], qualifications: Sequence[str], authors: st
     ]
     broken += [s for s in series if s.first.kind in ("finding", "measurement") and s.differs]
     if broken or (per_seed and not holding):
-        return _check_failed(broken, per_seed, len(seeds), bool(holding), quals)
+        return _check_failed(broken, per_seed, len(seeds), bool(holding), texts)
     contradicted = [s for s in evidence if s.pooled_sample is not None and not s.established]
     shortfalls = [s for s in findings if s.established] + contradicted
-    if shortfalls:
-        return _not_reproduced(shortfalls, quals, authors)
+    overstated = _overstated(shortfalls, every, authors) if shortfalls else ()
+    if shortfalls and not overstated:
+        return _not_reproduced(shortfalls, texts, authors)
     if not evidence:
-        return _without_evidence(findings, undecided, sanity, quals)
-    basis = _evidence_basis(evidence, seeds, holding)
+        return _without_evidence(findings, undecided, sanity, texts)
+    basis = (
+        _evidence_basis([s for s in evidence if s not in shortfalls], seeds, holding)
+        if len(evidence) > len(shortfalls)
+        else ""
+    )
+    if overstated:
+        missed = listed(f"{s.outcome} {s.decided}" for s in shortfalls)
+        basis = f"{basis}; its bound {missed}, as the paper's own figure" if basis else f"its bound {missed}"
     if len(holding) < len(seeds) and per_seed:
         failures = tuple(_failure(s) for s in per_seed if s.failed_seeds)
-        return _Decision(PARTIAL, basis, failures[0], failures, (), quals)
-    quoted = next((s for s in evidence if s.first.paper), evidence[0])
-    return _Decision(QUALIFIED if quals else REPRODUCED, basis, quoted.sentence(), (), (), quals)
+        return _Decision(PARTIAL, basis, failures[0], failures, (), texts, kind=SOME_SEEDS, deciding=failures)
+    kind = _qualified_kind(bool(overstated), bool(undecided), quals)
+    deciding = overstated or _qualifying(kind, quals, open_)
+    quoted = shortfalls[0] if overstated else next((s for s in evidence if s.first.paper), evidence[0])
+    verdict = QUALIFIED if kind else REPRODUCED
+    why = quoted.sentence()
+    return _Decision(verdict, basis, why, (), (), overstated + texts, kind=kind, deciding=deciding)
+
+
+def _artifact_explains(series: Series) -> str:
+    """A missed number that the authors' stored artifact shows too, in a sentence.
+
+    ``"[authors' filter] mean corr: the authors' stored Fig. 6a ...: 0.98864, consistent with
+    ours"``.
+    """
+    return f"{series.name}: {series.artifact_note()}"
 
 
 def _not_reproduced(shortfalls: Sequence[Series], quals: tuple[str, ...], authors: str) -> _Decision:
     """*does not reproduce*: established findings and missed or contradicted evidence.
 
     Each is quoted with the authors' artifact where one exists; an artifact that shows our value,
-    compared under the authors' protocol (``authors``, or every protocol), explains the miss.
+    compared under the authors' protocol (``authors``, or every protocol), explains the miss. A
+    finding established exactly on one instance (no sample) is a counterexample.
     """
     found = tuple(s.sentence() + (f" ({s.artifact_note()})" if s.artifact_note() else "") for s in shortfalls)
-    basis = ", and ".join(dict.fromkeys(_shortfall_basis(s) for s in shortfalls))
+    basis = _shortfall_basis(shortfalls)
     explained = tuple(
         _artifact_explains(s) for s in shortfalls if s.protocol in ("", authors) and s.artifact_agrees()
     )
-    return _Decision(NOT_REPRODUCED, basis, shortfalls[0].sentence(), (), found, quals, explained)
+    exact = any(s.first.kind == "finding" and s.pooled_sample is None for s in shortfalls)
+    kind = COUNTEREXAMPLE if exact else VALUE_MISSED
+    why = shortfalls[0].sentence()
+    return _Decision(NOT_REPRODUCED, basis, why, (), found, quals, explained, kind=kind, deciding=found)
 
 
 def _check_failed(
@@ -462,7 +549,9 @@ def _check_failed(
             else f"the evidence holds at none of the {seeds_count(seeds)}"
         )
     failures = tuple(_failure(s) for s in failing)
-    return _Decision(CHECK_FAILED, ", and ".join(dict.fromkeys(what)), failures[0], failures, (), quals)
+    kind = SANITY_FAILS if broken else EVIDENCE_NOWHERE
+    basis = ", and ".join(dict.fromkeys(what))
+    return _Decision(CHECK_FAILED, basis, failures[0], failures, (), quals, kind=kind, deciding=failures)
 
 
 def _without_evidence(
@@ -477,14 +566,18 @@ def _without_evidence(
     only, nothing.
     """
     if findings:
-        basis = join_words(dict.fromkeys(f"a finding not established {s.decided}" for s in findings))
-        return _Decision(NOT_ESTABLISHED, basis, findings[0].sentence(), (), (), quals)
+        basis = listed(f"a finding not established {s.decided}" for s in findings)
+        lines = tuple(_note(s) for s in findings)
+        why = findings[0].sentence()
+        return _Decision(NOT_ESTABLISHED, basis, why, (), (), quals, kind=FINDING_OPEN, deciding=lines)
     if undecided:
         basis = "its evidence cannot be decided at this run's seeds"
-        return _Decision(NOT_ESTABLISHED, basis, quals[-1], (), (), quals)
+        kind = UNDECIDED_EVIDENCE
+        return _Decision(NOT_ESTABLISHED, basis, quals[-1], (), (), quals, kind=kind, deciding=quals)
     if sanity:
-        return _Decision(BY_CONSTRUCTION, "sanity checks only", _why_by_construction(sanity), (), (), quals)
-    return _Decision(BY_CONSTRUCTION, "no evidence checks", "", (), (), quals)
+        why = _why_by_construction(sanity)
+        return _Decision(BY_CONSTRUCTION, "", why, (), (), quals, kind=SANITY_ONLY, deciding=(why,))
+    return _Decision(BY_CONSTRUCTION, "", "", (), (), quals, kind=NO_EVIDENCE)
 
 
 def _counts(series: Sequence[Series]) -> dict[str, int]:
@@ -551,15 +644,34 @@ def _explains(series: Series, authors: str) -> bool:
 
 
 def _protocol_qualification(primary: tuple[str, _Decision], other: tuple[str, _Decision]) -> str:
-    """``"decided under [authors' loss] (reproduced); under [paper's loss]: does not reproduce, ..."``."""
+    """``"decided under [paper's loss] (reproduced); under [authors' loss]: does not reproduce ..."``."""
     (key, decision), (other_key, theirs) = primary, other
-    return f"decided under [{key}] ({decision.verdict}); under [{other_key}]: {theirs.verdict}, {theirs.why}"
+    named = verdict_words(theirs.verdict, theirs.kind)
+    return f"decided under [{key}] ({decision.verdict}); under [{other_key}]: {named}, {theirs.why}"
+
+
+def _claim_kind(
+    primary: _Decision, others: Sequence[tuple[str, _Decision]], authors: str, verdict: str
+) -> str:
+    """The claim's kind, from its first protocol's decision and the others' (:data:`~._vocabulary.KIND_RULE`).
+
+    A negative first decision that the authors' protocol turns positive *fails as stated, holds
+    under the authors' code*; a positive one that another protocol turns negative (and that the
+    text does not overstate) *holds as stated, not under another protocol*.
+    """
+    theirs = dict(others).get(authors)
+    if primary.verdict == NOT_REPRODUCED and theirs is not None and theirs.verdict in POSITIVE:
+        return FAILS_AS_STATED
+    differs = any(d.verdict != primary.verdict for _, d in others)
+    if verdict == QUALIFIED and primary.kind != OVERSTATED and differs:
+        return PROTOCOL_DIFFERS
+    return primary.kind
 
 
 def claim_verdict(
     claim: str,
     series: Sequence[Series],
-    qualifications: Sequence[str] = (),
+    qualifications: Sequence[Qualification] = (),
     protocols: Mapping[str, str] | None = None,
     authors: str | None = None,
 ) -> Verdict:
@@ -571,15 +683,19 @@ def claim_verdict(
     names, the verdict is decided on the checks without a protocol and that protocol's own
     (:class:`ProtocolVerdict`). Where the claim does not hold as stated but holds under another
     protocol, or an artifact compared under the authors' protocol shows our missed value, that
-    explains the verdict (:attr:`Verdict.explanations`): it never changes it.
+    explains the verdict (:attr:`Verdict.explanations`) and names its kind: it never changes it.
+    ``qualifications``: each a text and its limit (:data:`Qualification`); a plain text is one
+    with no stated limit.
 
     :attr:`Verdict.why` is chosen by this rule: for a negative verdict, the check that decided it
-    (the first failure or established shortfall); else the first evidence check that quotes the
-    paper, else the first evidence check; for a claim with sanity checks only, what they check.
+    (the first failure or established shortfall); for a bound the text overstates, that bound;
+    else the first evidence check that quotes the paper, else the first evidence check; for a
+    claim with sanity checks only, what they check.
     """
     counts = _counts(series)
     if not series:
-        return Verdict(claim, NOT_TESTED, counts=counts)
+        return Verdict(claim, NOT_TESTED, counts=counts, kind=NOT_CHECKED)
+    quals = tuple((q, "") if isinstance(q, str) else tuple(q) for q in qualifications)
     if protocols is None:
         protocols = declared_protocols(claim)
     if authors is None:
@@ -587,20 +703,28 @@ def claim_verdict(
     used = [p for p in dict.fromkeys(s.protocol for s in series) if p]
     extras = _verdict_extras(series, next(iter(protocols), "") if used else "", authors)
     if not used:
-        d = _decide(series, qualifications, authors="")
-        return _as_verdict(claim, d, counts, extras, d.verdict, d.qualifications)
+        d = _decide(series, quals, authors="", every=series)
+        return _as_verdict(claim, d, counts, extras, d.verdict, d.qualifications, kind=d.kind)
     keys = [*protocols, *(k for k in used if k not in protocols)]
-    decided = _protocol_decisions(series, qualifications, keys, used, authors)
+    decided = _protocol_decisions(series, quals, keys, used, authors)
     (first, primary), *others = decided.items()
     words = {k: protocols.get(k, "(not declared in the registry)") for k in keys}
-    subs = tuple(ProtocolVerdict(k, words[k], d.verdict, d.basis, d.why) for k, d in decided.items())
-    verdict, quals = primary.verdict, primary.qualifications
+    subs = tuple(ProtocolVerdict(k, words[k], d.verdict, d.basis, d.why, d.kind) for k, d in decided.items())
+    verdict, quals_text = primary.verdict, primary.qualifications
     differ = [(k, d) for k, d in others if d.verdict != primary.verdict]
     if differ and verdict in POSITIVE:
         verdict = QUALIFIED
-        quals += tuple(_protocol_qualification((first, primary), other) for other in differ)
+        quals_text += tuple(_protocol_qualification((first, primary), other) for other in differ)
+    kind = _claim_kind(primary, others, authors, verdict)
     explained = _protocol_explanations(primary, others, words)
-    return _as_verdict(claim, primary, counts, extras, verdict, quals, subs, explained)
+    deciding = primary.deciding
+    if kind == PROTOCOL_DIFFERS:
+        deciding = tuple(_protocol_qualification((first, primary), other) for other in differ)
+    elif kind == FAILS_AS_STATED:
+        deciding = primary.deciding + tuple(e for e in explained if e.startswith(f"under [{authors}]"))
+    return _as_verdict(
+        claim, primary, counts, extras, verdict, quals_text, subs, explained, kind=kind, deciding=deciding
+    )
 
 
 def _protocol_explanations(
@@ -613,7 +737,7 @@ def _protocol_explanations(
     shows our missed value.
     """
     holds = tuple(
-        f"under [{key}] ({words[key]}): {d.verdict}, {d.why}"
+        f"under [{key}] ({words[key]}): {verdict_words(d.verdict, d.kind)}, {d.why}"
         for key, d in others
         if d.verdict in POSITIVE and primary.verdict not in POSITIVE
     )
@@ -630,6 +754,8 @@ def _as_verdict(
     qualifications: tuple[str, ...],
     protocols: tuple[ProtocolVerdict, ...] = (),
     explanations: tuple[str, ...] | None = None,
+    kind: str = "",
+    deciding: tuple[str, ...] | None = None,
 ) -> Verdict:
     """The :class:`Verdict` of ``claim``: ``verdict`` on the basis of ``decision``, with ``extras``."""
     return Verdict(
@@ -643,18 +769,20 @@ def _as_verdict(
         qualifications=qualifications,
         protocols=protocols,
         explanations=decision.explanations if explanations is None else explanations,
+        kind=kind,
+        deciding=decision.deciding if deciding is None else deciding,
         **extras,
     )
 
 
 def _verdict_extras(series: Sequence[Series], deciding: str, authors: str) -> dict[str, tuple[Any, ...]]:
-    """What a claim's verdict shows beside its decision: evidence, measurements beyond, marginal seeds, notes.
+    """What a claim's verdict shows beside its decision: checks, measurements beyond, marginal seeds, notes.
 
     ``deciding`` is the claim's first protocol where its checks name protocols, else ""; ``authors``
     the key of the protocol the authors' code runs ("": one protocol).
     """
     return {
-        "evidence": tuple(CheckSummary.of(s) for s in series if s.first.kind == "claim"),
+        "checks": tuple(CheckSummary.of(s) for s in series),
         "beyond": tuple(
             f"{s.name}: {s.quote()}" for s in series if s.first.kind == "measurement" and s.established
         ),
@@ -665,7 +793,7 @@ def _verdict_extras(series: Sequence[Series], deciding: str, authors: str) -> di
 
 def _protocol_decisions(
     series: Sequence[Series],
-    qualifications: Sequence[str],
+    qualifications: Sequence[Qualification],
     keys: Sequence[str],
     used: Sequence[str],
     authors: str,
@@ -673,10 +801,11 @@ def _protocol_decisions(
     """The decision under each protocol of ``keys`` that a check names (and the first, always).
 
     Each is decided on the checks without a protocol and the protocol's own; ``authors`` is the
-    key of the protocol the authors' code runs (its artifacts explain a missed number).
+    key of the protocol the authors' code runs (its artifacts explain a missed number, and its
+    twins carry the stored values a bound the text overstates is compared with).
     """
     return {
-        key: _decide([s for s in series if s.protocol in ("", key)], qualifications, authors=authors)
+        key: _decide([s for s in series if s.protocol in ("", key)], qualifications, authors, series)
         for i, key in enumerate(keys)
         if i == 0 or key in used
     }
@@ -691,7 +820,7 @@ def headlines_across(sweeps: Sequence[Sweep]) -> dict[str, str]:
     heads: dict[str, list[str]] = {}
     for sweep in sweeps:
         for claim, texts in statements_across(sweep, "headlines").items():
-            heads.setdefault(claim, []).extend(texts)
+            heads.setdefault(claim, []).extend(text for text, _ in texts)
     return {claim: " ".join(texts) for claim, texts in heads.items()}
 
 
@@ -702,7 +831,7 @@ def sweep_verdicts(claim_ids: Iterable[str], sweeps: Sequence[Sweep]) -> dict[st
     range and each sample pooled (:func:`statement_across`). Ids without checks are *not tested*.
     """
     by_claim: dict[str, list[Series]] = {}
-    quals: dict[str, list[str]] = {}
+    quals: dict[str, list[Qualification]] = {}
     for sweep in sweeps:
         for s in series_of(sweep):
             by_claim.setdefault(s.first.claim, []).append(s)
@@ -722,9 +851,3 @@ def format_counts(results: Mapping[str, Verdict]) -> str:
     parts = [f"{counts[VERDICTS[0]]} of {len(results)} claims {VERDICTS[0]}"]
     parts += [counted_verdict(counts[name], name) for name in VERDICTS[1:] if counts[name]]
     return ", ".join(parts)
-
-
-def counted_verdict(count: int, verdict: str) -> str:
-    """How many claims have ``verdict``, the verdict as their predicate: ``"2 do not reproduce"``."""
-    plural = verdict.replace("does not", "do not").replace("holds at", "hold at")
-    return f"{count} {verdict if count == 1 else plural}"

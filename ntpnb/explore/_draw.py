@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from .._digits import format_bound
 from ..chapter._plotting import COLORS, MIN_TEXT_POINTS, PHONE_WIDTH, use_style
+from ..evidence._vocabulary import DECISION_WORDS
 from ._boundaries import Boundary
 from ._decide import CheckMap
 from ._grid import Axis, Grid, paper_settings
@@ -36,8 +37,6 @@ if TYPE_CHECKING:  # matplotlib is imported by the functions that draw, not with
 MAP_WIDTH: float = PHONE_WIDTH
 #: Where a check holds, fails, or is undecided: marker face colours of a line's points.
 _DECISION_FACE = {True: COLORS[0], False: "white", None: "0.75"}
-#: What each face means, as the legend says it.
-_DECISION_WORDS = {True: "holds", False: "fails", None: "undecided"}
 #: The marker of a measured point, of an extrapolated one, and of one drawn at a log axis.
 _MEASURED, _EXTRAPOLATED, _AT_AXIS = "o", "^", "v"
 #: What the legend says of a value a log scale cannot show.
@@ -225,7 +224,7 @@ def _legend_handles(
     point = {"ls": "", "ms": 6, "mec": COLORS[0]}
     for decision in dict.fromkeys(check_map.holds[k] for k in made):
         face = _DECISION_FACE[decision]
-        handles.append(Line2D([], [], marker=_MEASURED, mfc=face, label=_DECISION_WORDS[decision], **point))
+        handles.append(Line2D([], [], marker=_MEASURED, mfc=face, label=DECISION_WORDS[decision], **point))
     if any(k in labels.extrapolated for k in made):
         handles.append(Line2D([], [], marker=_EXTRAPOLATED, mfc="0.9", label="extrapolated", **point))
     if log_y and any(median(check_map.values[k]) <= 0 for k in made):

@@ -11,6 +11,7 @@ import numpy as np
 from .._digits import format_bound
 from .._text import join_words
 from ..errors import InvalidDataError
+from ..evidence._vocabulary import DECISION_WORDS
 from ._boundaries import Boundary
 from ._decide import CheckMap, check_maps
 from ._grid import Axis, Grid, paper_settings
@@ -27,7 +28,7 @@ def _axis(grid: Grid, name: str) -> Axis:
 
 
 def _held(holds: bool) -> str:
-    return "holds" if holds else "fails"
+    return DECISION_WORDS[holds]
 
 
 def boundary_text(boundary: Boundary, grid: Grid, names: Mapping[str, str] | None = None) -> str:

@@ -16,7 +16,6 @@ from typing import Any
 
 from ..errors import PathError
 from ..evidence._checks import Check, Statement
-from ..evidence._samples import Sample
 from ._files import read_record
 from ._places import OutputTree
 
@@ -134,15 +133,12 @@ class ChapterRun(_Labelled):
 RECORDED_FIELDS = 9
 
 
-def statement(claim: str, text: str, values: Mapping[str, float | Sample]) -> Statement:
-    """A statement of ``claim`` whose ``values`` are numbers and samples, sorted by kind."""
-    samples = {k: v for k, v in values.items() if isinstance(v, Sample)}
-    return Statement(claim, text, {k: v for k, v in values.items() if k not in samples}, samples)  # type: ignore[misc]
-
-
 def _statements(items: Any) -> tuple[Statement, ...]:
     """The statements a record holds (each validated as any statement is)."""
-    return tuple(Statement(q["claim"], q["text"], q.get("numbers", {}), q.get("samples", {})) for q in items)
+    return tuple(
+        Statement(q["claim"], q["text"], q.get("numbers", {}), q.get("samples", {}), q.get("limit", ""))
+        for q in items
+    )
 
 
 def load_chapter_run(path: Path) -> ChapterRun:

@@ -32,7 +32,8 @@ from ntpnb.errors import ClaimCheckError, InvalidDataError, NTPError
 from ntpnb.evidence._registry import CLAIMS, MAPS, PAPERS, _maps
 from ntpnb.evidence._samples import sample_of
 from ntpnb.evidence._series import Sweep
-from ntpnb.evidence._verdicts import NOT_REPRODUCED, QUALIFIED, REPRODUCED, VERDICT_RULE, ProtocolVerdict
+from ntpnb.evidence._verdicts import NOT_REPRODUCED, QUALIFIED, REPRODUCED, ProtocolVerdict
+from ntpnb.evidence._vocabulary import VERDICT_RULE
 from ntpnb.records._places import output_tree
 from ntpnb.records._platform import cpu_model
 from ntpnb.records._run import ChapterRun
@@ -180,22 +181,27 @@ def test_report_lists_every_claim_with_its_status(run):
     assert "| gap at random W: 0.25 at the one seed, required \\> 0 |" in a1  # why: the decisive evidence
     card = _card(report, "A1")
     assert "reproduced</span></span> holds at the one seed; checked in [7 § " in card
+    assert card.count('class="ntpnb-badge ') == 1  # one verdict badge a card
     assert "\nOurs\n: gap at random W: 0.25 at the one seed, required \\> 0\n" in card
-    summary = "2 evidence checks, all hold; 1 sanity check, holds (they test the code or the setting)."
-    assert f"\nEvidence\n: <details><summary>{summary}</summary>\n" in card
+    summary = "2 evidence checks: 2 hold; 1 sanity check: holds (they test the code or the setting, never the claim)."
+    assert f"\nChecks\n: <details><summary>{summary}</summary>\n" in card
     assert "\n  - gap at random W: ours 0.25; required \\> 0; holds at the one seed\n" in card
     assert "(/outputs/notebooks/07_demo.ipynb#claim-a1-the--bound); [7 § Equality]" in card
     assert "(quick)" not in report and "(paper)" not in report  # no profile tags
     a2 = _card(report, "A2")
-    assert "check failed</span></span> the evidence fails at the one seed; checked in " in a2
-    assert "<summary>1 evidence check, fails.</summary>" in a2
+    assert "the evidence holds at no seed</span></span> the evidence fails at the one seed" in a2
+    assert "<summary>1 evidence check: fails.</summary>" in a2
     assert "  - decay rate: ours -0.5000; required = -1 ± 0.02; fails at the one seed\n" in a2
     failed = "decay rate: fails at seed 0 (measured -0.5000, required = -1 ± 0.02)"
-    assert f"\nFailed\n: {failed}\n" in a2 and "\nOurs\n" not in a2  # why, said once
+    assert f"\nDecided by\n: {failed}\n" in a2 and "\nOurs\n" not in a2  # why, said once
+    assert "\nFailed\n" not in a2  # what decides is not said twice
     assert "(/outputs/notebooks/07_demo.ipynb#equality-1)" in a2
     assert "check failed" in _summary_row(report, "A2")
     a3 = _card(report, "A3")
-    assert "not tested</span></span> ; checked in no chapter of this run checks it" in a3
+    assert (
+        'not tested</span><span class="ntpnb-badge-kind">no chapter of this run checks it</span></span>\n'
+        in a3
+    )
     assert "Not tested (no chapter of this run checks them): A3, A4," in report
     assert "The run: profile quick, as its claim records say" in report
     assert "; 4 checks at the book's seed." in report
@@ -204,7 +210,8 @@ def test_report_lists_every_claim_with_its_status(run):
     block = '<details class="ntpnb-checks ntpnb-chapter-checks ntpnb-has-fail"><summary>7. A demo chapter'
     assert block in report
     # its summary: what the chapter's claims did (one that does not hold named), then its checks
-    assert "<span>(claims: 1 reproduced, 1 check failed (A2); 4 checks, 1 fail, seed 0)</span>" in report
+    tally = "4 checks across seed 0: 3 hold, 1 fails"  # each outcome in its own word, as the chapter's page says it
+    assert f"<span>(claims: 1 reproduced, 1 check failed (A2); {tally})</span>" in report
     assert "| *sanity:* KL sum is non-negative |" in report
     assert "| -0.5000 | = -1 ± 0.02 | e^\\{-gamma\\} | at the one seed | **fails** |" in report
     assert "| \\< 1e-12 | \\< 1e-12 |" in report
@@ -220,7 +227,8 @@ def test_report_flags_unregistered_claim_ids(tmp_path):
 
 def test_report_without_any_run_lists_every_claim_as_unchecked(tmp_path):
     report = render_report(read_tree(output_tree(tmp_path / "outputs")))
-    assert report.count("; checked in no chapter of this run checks it\n") == len(CLAIMS)
+    not_checked = '<span class="ntpnb-badge-kind">no chapter of this run checks it</span></span>\n'
+    assert report.count(not_checked) == len(CLAIMS)
     assert report.count('class="ntpnb-badge ntpnb-v-not-tested"') == 2 * len(CLAIMS)  # summary and card
     assert "No notebook has recorded a check yet" in report
     assert "What ran: nothing yet." in report
@@ -252,16 +260,19 @@ def test_report_gives_findings_and_qualifications_their_verdicts(tmp_path, capsy
     assert "[NOTE] A5 qualification: measured up to B = 2400 only" in capsys.readouterr().out
     report = render_report(read_tree(layout))
     b11 = _card(report, "B11")
-    assert "does not reproduce</span></span> a finding established at the one seed; checked in" in b11
+    assert (
+        'does not reproduce</span><span class="ntpnb-badge-kind">a counterexample</span></span> a finding established'
+        in b11
+    )
     finding = "local correlation: 0.9860 at the one seed, against the paper's \\> 0.99"
-    assert f"\nFinding\n: {finding}\n" in b11
+    assert f"\nDecided by\n: {finding}\n" in b11
     assert f"| {finding} |" in _summary_row(report, "B11")
     a5 = _card(report, "A5")
-    assert "reproduced with a qualification</span></span> holds at the one seed; checked in" in a5
-    assert "\nQualification\n: measured up to B = 2400 only\n" in a5
+    assert 'ntpnb-badge-kind">a stated limit of the evidence</span></span> holds at the one seed' in a5
+    assert "\nDecided by\n: measured up to B = 2400 only\n" in a5
     a6 = _card(report, "A6")
-    assert "by construction</span></span> sanity checks only; checked in " in a6
-    assert "\nEvidence\n: 1 sanity check, holds (they test the code or the setting).\n" in a6
+    assert 'ntpnb-badge-kind">only sanity checks</span></span> checked in ' in a6
+    assert "\nChecks\n: 1 sanity check: holds (they test the code or the setting, never the claim).\n" in a6
     sanity_only = "<br>sanity: [8](/outputs/notebooks/08_other.ipynb) |"  # a section of sanity checks only
     a6_row = next(
         ln for ln in render_claims_page(read_tree(layout)).splitlines() if ln.startswith("| **A6**")
@@ -418,9 +429,15 @@ def test_a_card_shows_each_field_of_the_verdict_in_its_own_words(run):
     )
     tree = dataclasses.replace(tree, results={**tree.results, "A1": verdict})
     card = "\n".join(claim_card(tree, "A1", CLAIMS["A1"]))
-    assert "\nProtocols\n: \n  - \\[authors' loss\\] the loss the authors' code trains: <span" in card
-    assert 'ntpnb-v-does-not-reproduce" title="A1 (Sec. 2): does not reproduce: contradicted">' in card
-    assert "</span></span> contradicted; corr: 0.94\n" in card
+    assert (
+        "\nProtocols\n: \n  - \\[authors' loss\\] the loss the authors' code trains: *reproduced: holds"
+        in card
+    )
+    assert (
+        "\n  - \\[paper's loss\\] the loss the paper states: *does not reproduce: contradicted*; corr: 0.94\n"
+        in card
+    )
+    assert card.count('class="ntpnb-badge ') == 1  # the protocols' verdicts in words, one badge a card
     assert (
         "\nQualification\n: decided under \\[authors' loss\\] (reproduced); under \\[paper's loss\\]: ...\n"
         in card
@@ -435,7 +452,7 @@ def test_a_card_shows_each_field_of_the_verdict_in_its_own_words(run):
     assert "  - *Marginal seeds:* global distance: holds pooled (q = 0.020); alone, seeds 2 and 3" in card
     notes = "  - *Notes:* the authors' stored Fig. 5a: 0.995, consistent with ours\n  - *Notes:* a second"
     assert notes in card
-    fields = ["The paper", "Protocols", "Evidence", "Qualification", "More"]
+    fields = ["The paper", "Protocols", "Checks", "Qualification", "More"]
     assert [card.index(f"\n{name}\n: ") for name in fields] == sorted(
         card.index(f"\n{n}\n: ") for n in fields
     )
@@ -449,10 +466,11 @@ def test_a_claim_with_protocols_shows_each_protocols_verdict_on_its_card_and_its
     report = render_report(read_tree(layout))
     card = _card(report, "B10")
     # decided as the paper states it (its loss); the authors' code's loss explains it
-    assert "check failed</span></span> the evidence fails at the one seed; checked in " in card
+    assert "the evidence holds at no seed</span></span> the evidence fails at the one seed" in card
     papers, authors = (f"\\[{key}\\] {words}" for key, words in CLAIMS["B10"].protocols.items())
-    assert f'\nProtocols\n: \n  - {papers}: <span class="ntpnb-badge ntpnb-v-check-failed"' in card
-    assert f'\n  - {authors}: <span class="ntpnb-badge ntpnb-v-reproduced"' in card
+    assert f"\nProtocols\n: \n  - {papers}: *check failed (the evidence holds at no seed): " in card
+    assert f"\n  - {authors}: *reproduced: holds at the one seed*" in card
+    assert card.count('class="ntpnb-badge ') == 1
     assert "\nExplanation\n: under \\[authors' loss\\] (the loss the authors' code trains" in card
     assert "| \\[authors' loss\\] mean local corr | 0.9950 |" in report  # every check names its protocol
     assert "| \\[paper's loss\\] mean local corr | 0.9400 |" in report
@@ -490,9 +508,10 @@ def test_a_maps_checks_count_in_no_verdict_and_the_report_lists_each_map_apart(t
         assert f'<details class="ntpnb-checks ntpnb-map" id="map-{mid.lower()}">' in maps
         assert f"<summary>{escape(f'{mid}: {spec.title} (Paper {spec.paper})')} <span>(" in maps
     m1 = maps.split('id="map-m1"', 1)[1].split('id="map-m2"', 1)[0]
-    assert "<span>(1 measurement, 0 established; 1 sanity check, holds)</span>" in m1
+    counts = "1 measurement: not decided (ours, beyond the paper); 1 sanity check: holds (they test the code"
+    assert f"<span>({counts}" in m1
     assert "distance ratio above 2/L\\_inf: not decided, 0.500 (1 instance" in m1
-    assert "1 sanity check, holds (they test the code or the setting)" in m1
+    assert "1 sanity check: holds (they test the code or the setting, never the claim)" in m1
     assert "[A6](#claim-a6)" in m1 and "Drawn in\n: [8](/outputs/notebooks/08_beyond.ipynb)" in m1
     m4 = maps.split('id="map-m4"', 1)[1]
     assert "<span>(not measured in this run)</span>" in m4

@@ -7,17 +7,19 @@ import json
 from docutils import nodes
 
 from ntpnb.book._executed import notebook_problems
-from ntpnb.book._scoreboard import badge_html, claims_html, scoreboard_data
+from ntpnb.book._scoreboard import badge_html, claims_html, glance_html, scoreboard_data
 from ntpnb.book._words import (
     WORD_CLASS,
     WORD_JOINER,
+    inline_myst_html,
     keep_closing_punctuation,
     keep_table_words,
     split_words,
     words_html,
 )
 from ntpnb.evidence._registry import CLAIMS
-from ntpnb.evidence._verdicts import NOT_REPRODUCED, QUALIFIED, REPRODUCED, ProtocolVerdict, Verdict
+from ntpnb.evidence._verdicts import NOT_REPRODUCED, QUALIFIED, REPRODUCED, Verdict
+from ntpnb.evidence._vocabulary import FAILS_AS_STATED
 
 
 def write(tmp_path, outputs, metadata=None, source="x"):
@@ -136,7 +138,8 @@ def test_inline_math_and_code_keep_the_punctuation_that_closes_them_on_their_lin
 # ------------------------------------------------------------------ the scoreboard
 def test_the_scoreboard_data_gives_each_claim_its_short_statement_verdict_and_card():
     results = {cid: Verdict(cid, REPRODUCED, "holds at all 5 seeds") for cid in CLAIMS}
-    data = scoreboard_data(results, {"A1": [("01_entropy", "claim-a1-the-bound"), ("05_over", "")]})
+    tallies = {"01_entropy": "27 checks across seeds 0-4: 27 hold"}
+    data = scoreboard_data(results, {"A1": [("01_entropy", "claim-a1-the-bound"), ("05_over", "")]}, tallies)
     a1 = data["claims"][0]
     assert a1 == {
         "id": "A1",
@@ -144,8 +147,9 @@ def test_the_scoreboard_data_gives_each_claim_its_short_statement_verdict_and_ca
         "where": "Sec. 2",
         "short": CLAIMS["A1"].short,
         "verdict": REPRODUCED,
+        "kind": "",
         "phrase": "reproduced: holds at all 5 seeds",
-        "explained": "",
+        "summary": "",
         "card": "claim-a1",
         "sections": [
             {"notebook": "01_entropy", "anchor": "claim-a1-the-bound"},
@@ -153,16 +157,40 @@ def test_the_scoreboard_data_gives_each_claim_its_short_statement_verdict_and_ca
         ],
     }
     assert [c["id"] for c in data["claims"]] == list(CLAIMS) and set(data["papers"]) == {"A", "B"}
-    # a claim that does not hold as stated, but under the authors' code: the scoreboard says so
-    protocols = (
-        ProtocolVerdict("paper's loss", "x", NOT_REPRODUCED, "", ""),
-        ProtocolVerdict("authors' loss", "y", REPRODUCED, "", ""),
-    )
-    results["B10"] = Verdict("B10", NOT_REPRODUCED, "missed", protocols=protocols)
+    assert data["chapters"] == tallies  # each chapter's checks across the seeds, as the report says them
+    # a verdict other than a plain reproduced carries its kind, in the badge and its title
+    results["B10"] = Verdict("B10", NOT_REPRODUCED, "missed", kind=FAILS_AS_STATED, headline="ours $x$")
     b10 = next(c for c in scoreboard_data(results, {})["claims"] if c["id"] == "B10")
-    assert b10["explained"] == "reproduces under the authors' loss"
-    assert '<span class="ntpnb-explained">(reproduces under the authors&#39; loss)</span></span>' in (
-        claims_html([(b10, None, None)])
+    assert (b10["kind"], b10["summary"]) == (FAILS_AS_STATED, "ours $x$")
+    assert b10["phrase"] == f"does not reproduce ({FAILS_AS_STATED}): missed"
+    badge = badge_html(b10, None)
+    assert '<span class="ntpnb-badge-kind">fails as stated, holds under the authors&#39; code</span>' in badge
+
+
+def test_the_glance_groups_a_papers_claims_by_verdict_each_other_than_reproduced_with_its_kind():
+    def claim(cid, verdict, kind=""):
+        return {"id": cid, "verdict": verdict, "kind": kind, "phrase": f"{verdict} ({kind})"}
+
+    claims = [
+        (claim("A1", REPRODUCED), "report.html#claim-a1"),
+        (claim("A16", NOT_REPRODUCED, "a counterexample"), "report.html#claim-a16"),
+        (claim("A2", REPRODUCED), None),
+    ]
+    html = str(glance_html(claims))
+    lines = html.split("<dt ")[1:]
+    assert [line.split(">", 1)[1].split("<", 1)[0] for line in lines] == [REPRODUCED, NOT_REPRODUCED]
+    assert (
+        '<a class="ntpnb-chip" href="report.html#claim-a1"' in lines[0] and 'chip-id">A2</span>' in lines[0]
+    )
+    assert '<span class="ntpnb-chip-kind">a counterexample</span>' in lines[1]
+    assert "ntpnb-chip-kind" not in lines[0]  # a plain reproduced has no kind
+
+
+def test_a_claims_summary_sentence_is_drawn_in_html_with_its_math_typeset_and_roles_as_their_text():
+    html = str(inline_myst_html(r"local $\operatorname{corr}$ in {term}`pseudo sets <pseudo set>` & *a* <b>"))
+    assert html == (
+        'local <span class="math notranslate nohighlight">\\(\\operatorname{corr}\\)</span> in pseudo sets '
+        "&amp; <em>a</em> &lt;b&gt;"
     )
 
 

@@ -15,6 +15,15 @@ from ntpnb.chapter._claims import ClaimLog
 from ntpnb.errors import InvalidDataError
 from ntpnb.evidence._checks import Artifact, Check
 from ntpnb.evidence._samples import DEFAULT_LEVEL, Sample, sample_of
+from ntpnb.evidence._vocabulary import (
+    OUTCOMES,
+    certainty_words,
+    count_words,
+    describe_sample,
+    how_tested,
+    quote_sample,
+    requirement_words,
+)
 from ntpnb.records._run import load_chapter_run
 
 
@@ -23,7 +32,7 @@ def test_the_mean_test_uses_the_mean_and_its_standard_error():
     mean, se = s.estimate()
     assert mean == 2.5
     assert se == pytest.approx(np.std([1, 2, 3, 4], ddof=1) / 2)
-    assert s.describe(0.0) == "2.50 ± 0.6 (4 trials)"
+    assert describe_sample(s, 0.0) == "2.5 ± 0.6 (4 trials)"  # its digits set by its error
 
 
 def test_a_mean_quantile_sample_estimates_the_mean_of_its_trials():
@@ -32,7 +41,7 @@ def test_a_mean_quantile_sample_estimates_the_mean_of_its_trials():
     mean, se = s.estimate()
     assert mean == 2.5
     assert se == pytest.approx(np.std([1, 2, 3, 4], ddof=1) / 2)
-    assert s.describe(0.0).startswith("q = ")
+    assert describe_sample(s, 0.0).startswith("q = ")
 
 
 @pytest.mark.parametrize(
@@ -66,10 +75,10 @@ def test_a_claims_bound_is_decided_on_the_estimate_and_findings_hold_only_when_e
 )
 def test_how_sure_a_bound_is_comes_from_the_test(target, certainty):
     s = Sample("estimate", (0.988,), (0.001,))
-    assert s.certainty(">", target) == certainty
-    assert s.certainty("~", target) == ""  # a consistency is not a bound
-    assert s.requirement("claim", ">") == "on the estimate (1% estimate test: how sure)"
-    assert s.requirement("claim", "~") == "not contradicted at the 1% level (estimate test)"
+    assert certainty_words(s, ">", target) == certainty
+    assert certainty_words(s, "~", target) == ""  # a consistency is not a bound
+    assert how_tested(s, "claim", ">") == "on the estimate; a 1% estimate test says how sure"
+    assert how_tested(s, "claim", "~") == "a two-sided 1% estimate test"
 
 
 def test_more_trials_never_turn_a_missed_bound_into_one_that_holds():
@@ -78,11 +87,13 @@ def test_more_trials_never_turn_a_missed_bound_into_one_that_holds():
     few = sample_of("mean", [0.989 + 0.01 * ((i % 2) * 2 - 1) for i in range(100)])
     many = sample_of("mean", [0.989 + 0.01 * ((i % 2) * 2 - 1) for i in range(10_000)])
     assert not few.decide(">", 0.99, 0.0, "claim") and not many.decide(">", 0.99, 0.0, "claim")
-    assert few.certainty(">", 0.99).startswith("within") and many.certainty(">", 0.99).startswith(
-        "contradicted"
-    )
+    assert certainty_words(few, ">", 0.99).startswith("within") and certainty_words(
+        many, ">", 0.99
+    ).startswith("contradicted")
     rate = sample_of("rate", [1] * 4 + [0] * 96)  # 4%: above "<= 3%" at any size
-    assert not rate.decide("<=", 0.03, 0.0, "claim") and rate.certainty("<=", 0.03).startswith("within")
+    assert not rate.decide("<=", 0.03, 0.0, "claim") and certainty_words(rate, "<=", 0.03).startswith(
+        "within"
+    )
 
 
 def test_estimates_pool_by_inverse_variance():
@@ -158,7 +169,7 @@ def test_a_finding_that_is_not_there_is_recorded_about_level_of_the_time():
 @pytest.mark.parametrize(
     ("args", "match"),
     [
-        (("median", (1.0, 2.0)), "unknown statistical test"),
+        (("mode", (1.0, 2.0)), "unknown statistical test"),
         (("mean", (1.0,)), "at least 2 values"),
         (("mean", (1.0, float("nan"))), "finite"),
         (("estimate", (1.0,), ()), "one positive standard error"),
@@ -184,7 +195,7 @@ def test_a_statistical_check_is_recorded_with_its_sample_and_does_not_fail_the_c
     assert not log.check("B8", "mean corr", sample, ">", 0.99)
     out = capsys.readouterr().out
     assert "[OPEN] B8 mean corr" in out and "[FAIL]" not in out
-    assert "required > 0.99, on the estimate (1% mean test: how sure)" in out
+    assert "required > 0.99 (on the estimate; a 1% mean test says how sure)" in out
     assert not log.record.failed  # decided pooled over the seeds, not here
     log.conclude()  # does not raise
     (check,) = load_chapter_run(log.path).checks
@@ -204,7 +215,7 @@ def test_a_measurement_is_statistical_and_open_until_established(tmp_path, capsy
     assert not log.check("A4", "drift", weak, "<", 0.0, kind="measurement")
     out = capsys.readouterr().out
     assert "[OPEN] A4 (measurement) drift" in out and "[FAIL]" not in out
-    assert "required < 0, established at the 1% level (estimate test)" in out
+    assert "required < 0 (to be established by a one-sided 1% estimate test)" in out
     strong = sample_of("estimate", [-0.04], [0.01])
     assert log.check("A4", "drift", strong, "<", 0.0, kind="measurement")
     assert not log.record.failed
@@ -220,7 +231,7 @@ def test_a_rate_counts_events_over_trials_with_wilsons_interval():
     assert s.estimate()[0] == pytest.approx(0.004)
     # the interval at the test's level on each side is the two-sided Wilson interval at 1 - 2 level
     assert s.rate_interval() == pytest.approx(wilson_interval(2, 500, confidence=0.98), rel=1e-12)
-    assert s.describe(0.0) == "2 of 500 trials (0.4%; 98% interval 0.089% to 1.8%)"
+    assert describe_sample(s, 0.0) == "2 of 500 trials (0.4%; 98% interval 0.089% to 1.8%)"
     # a claim "the rate is at most r" fails only when the interval lies above r
     assert s.decide("<=", 0.03, 0.0, "claim") and not s.decide("<=", 0.0005, 0.0, "claim")
     # a finding "the rate exceeds r" holds only when the interval lies above r
@@ -246,7 +257,7 @@ def test_a_claim_of_a_strict_difference_must_be_established():
     assert noisy.decide(">", 0.0, 0.0, "claim")  # not contradicted...
     strict = sample_of("mean", [-0.5, 0.6, -0.4, 0.5], establish=True)
     assert not strict.decide(">", 0.0, 0.0, "claim")  # ...but not established
-    assert strict.requirement("claim").startswith("established")
+    assert how_tested(strict, "claim", ">").startswith("to be established")
     clear = sample_of("mean", [1.0, 1.1, 0.9, 1.0], establish=True)
     assert clear.decide(">", 0.0, 0.0, "claim")
     with pytest.raises(InvalidDataError, match="cannot pool"):
@@ -280,13 +291,13 @@ def test_a_stored_value_is_consistent_within_the_noise_of_its_own_mean_and_its_r
 
 def test_p_values_of_a_test_run_at_each_seed_pool_by_fishers_method():
     one = sample_of("pvalue", [0.2])
-    assert one.statistic(0.01)[0] == pytest.approx(0.2) and one.describe(0.01) == "p = 0.2 (1 test)"
+    assert one.statistic(0.01)[0] == pytest.approx(0.2) and describe_sample(one, 0.01) == "p = 0.2 (1 test)"
     pooled = Sample.pooled([sample_of("pvalue", [p]) for p in (0.2, 0.05, 0.5)])
     # scipy's combine_pvalues is the reference
     assert pooled.statistic(0.01)[0] == pytest.approx(
         scipy.stats.combine_pvalues([0.2, 0.05, 0.5]).pvalue, rel=1e-12
     )
-    assert pooled.describe(0.01).startswith("Fisher's combined p = ")
+    assert describe_sample(pooled, 0.01).startswith("Fisher's combined p = ")
     # a claim "the model fits" (p above the level) fails when the combined p falls below it
     assert pooled.decide(">", 0.01, 0.0, "claim")
     small = Sample.pooled([sample_of("pvalue", [p]) for p in (0.02, 0.03, 0.05)])
@@ -304,10 +315,13 @@ def test_a_p_value_at_its_monte_carlo_floor_makes_fishers_combination_a_bound():
     p = at_floor.statistic(1e-3)[0]
     assert p == pytest.approx(scipy.stats.combine_pvalues([floor] * 5).pvalue, rel=1e-12)  # 2.05e-15
     assert at_floor.at_floor == 5
-    assert at_floor.describe(1e-3) == "Fisher's combined p ≤ 2.05e-15 (5 tests, 5 at their Monte Carlo floor)"
+    assert (
+        describe_sample(at_floor, 1e-3)
+        == "Fisher's combined p ≤ 2.05e-15 (5 tests, 5 at their Monte Carlo floor)"
+    )
     # rounded up, so the printed bound is a bound: 2.0500...e-15 at 2 digits is "≤ 2.1e-15"
-    assert at_floor.describe(1e-3, 2).startswith("Fisher's combined p ≤ 2.1e-15")
-    assert float(at_floor.describe(1e-3, 1).split("≤ ")[1].split()[0]) >= p
+    assert describe_sample(at_floor, 1e-3, 2).startswith("Fisher's combined p ≤ 2.1e-15")
+    assert float(describe_sample(at_floor, 1e-3, 1).split("≤ ")[1].split()[0]) >= p
     # Fisher's combination increases with each p: a smaller true p gives a smaller combination
     smaller = Sample.pooled([sample_of("pvalue", [floor / 10]) for _ in range(5)]).statistic(1e-3)[0]
     assert smaller < p
@@ -315,12 +329,12 @@ def test_a_p_value_at_its_monte_carlo_floor_makes_fishers_combination_a_bound():
     assert at_floor.decide("<", 1e-3, 0.0, "finding")
     # a p above its floor is a point value; without floors nothing is a bound
     one = sample_of("pvalue", [0.2], floors=[floor])
-    assert one.describe(0.01) == "p = 0.2 (1 test)" and one.at_floor == 0
+    assert describe_sample(one, 0.01) == "p = 0.2 (1 test)" and one.at_floor == 0
     assert (
-        sample_of("pvalue", [floor], floors=[floor]).describe(0.01)
+        describe_sample(sample_of("pvalue", [floor], floors=[floor]), 0.01)
         == "p ≤ 0.0001 (1 test, at its Monte Carlo floor)"
     )
-    assert "≤" not in sample_of("pvalue", [floor]).describe(0.01)
+    assert "≤" not in describe_sample(sample_of("pvalue", [floor]), 0.01)
 
 
 @pytest.mark.parametrize(
@@ -346,15 +360,20 @@ def test_p_values_capped_at_one_are_flagged_as_vacuous():
     """Bonferroni's min(1, k p) at every seed: Fisher's combination is 1 whatever the data."""
     capped = Sample.pooled([sample_of("pvalue", [1.0]) for _ in range(5)])
     assert capped.vacuous and capped.statistic(0.01)[0] == 1.0
-    assert capped.describe(0.01) == "Fisher's combined p = 1 (5 tests, every p is 1: it can reject nothing)"
+    assert (
+        describe_sample(capped, 0.01)
+        == "Fisher's combined p = 1 (5 tests, every p is 1: it can reject nothing)"
+    )
     assert not sample_of("pvalue", [1.0, 0.3]).vacuous and not sample_of("mean", [1.0, 1.0]).vacuous
 
 
 def test_one_instance_is_not_decided_and_says_so():
     one = sample_of("instances", [0.9])
-    assert not one.decidable and one.count == "1 instance"
+    assert not one.decidable and count_words(one) == "1 instance"
     assert not one.decide(">", 0.5, 0.0, "claim") and not one.decide("<", 0.5, 0.0, "finding")
-    assert one.describe(0.5) == "0.900 (1 instance: not decided alone, only over the seeds' instances)"
+    assert (
+        describe_sample(one, 0.5) == "0.900 (1 instance: not decided alone, only over the seeds' instances)"
+    )
     assert not one.consistent_with(0.9)
     with pytest.raises(InvalidDataError, match="at least 2 instances"):
         one.instance_intervals()
@@ -375,14 +394,14 @@ def test_the_instances_interval_covers_the_mean_at_its_stated_rate():
         covered += low <= mean <= high
         predicted += new_low <= rng.normal(mean, sd) <= new_high
         # a true bound on its boundary: the test calls it contradicted at its level
-        fails += s.certainty(">", mean).startswith("contradicted")
+        fails += certainty_words(s, ">", mean).startswith("contradicted")
     level = 1 - 2 * DEFAULT_LEVEL
     bound = 5 * math.sqrt(level * (1 - level) / runs)
     assert abs(covered / runs - level) < bound and abs(predicted / runs - level) < bound
     assert fails / runs < DEFAULT_LEVEL + 5 * math.sqrt(DEFAULT_LEVEL / runs)
     # a normal quantile in place of t (the "mean" test on 5 values) would contradict far more often
     z_fails = sum(
-        sample_of("mean", rng.normal(mean, sd, n)).certainty(">", mean).startswith("contradicted")
+        certainty_words(sample_of("mean", rng.normal(mean, sd, n)), ">", mean).startswith("contradicted")
         for _ in range(runs)
     )
     assert z_fails / runs > 2 * DEFAULT_LEVEL
@@ -396,7 +415,7 @@ def test_instances_that_differ_widen_the_interval_beyond_the_error_within_one():
     half_within = within.quantile() * within.estimate()[1]
     assert high - low > 4 * 2 * half_within  # the instances' spread, not the error within one
     assert new_low < 0.78 < 0.96 < new_high  # a new seed's value may lie anywhere among them
-    text = between.describe(0.8)
+    text = describe_sample(between, 0.8)
     assert text == (
         "0.884 (98% interval 0.769 to 0.999; 5 instances from 0.78 to 0.96; a new instance 0.603 to 1.16)"
     )
@@ -413,5 +432,43 @@ def test_an_instances_check_at_one_seed_prints_open_and_why_never_fail(tmp_path,
     out = capsys.readouterr().out
     assert out.startswith("[OPEN] A15 ratio on this seed's instance")
     assert "measured 0.780 (1 instance: not decided alone, only over the seeds' instances)" in out
-    assert "(instances test)" in out
+    assert "1% instances test)" in out
     log.conclude()  # decided over the seeds, never here
+
+
+def test_a_median_sample_is_quoted_with_its_quartiles_and_decided_by_the_exact_quantile_test():
+    values = [0.0, 0.0, 0.1, 0.3, 0.5, 0.6, 2.0, 9.0, 40.0]  # heavy-tailed: the mean is 5.8
+    s = sample_of("median", values)
+    assert s.statistic(0.0) == (0.5, pytest.approx(float("nan"), nan_ok=True))
+    assert quote_sample(s) == "median 0.5 (quartiles 0.1 to 2)"
+    assert describe_sample(s, 0.0) == "median 0.5 (quartiles 0.1 to 2; 9 trials)"
+    # a second method: the binomial test of how many values lie above the target
+    from scipy.stats import binomtest
+
+    for target in (-0.5, 0.05, 0.5, 3.0, 50.0):
+        above = sum(v > target for v in values)
+        below = sum(v < target for v in values)
+        greater = binomtest(above, above + below, 0.5, alternative="greater").pvalue if above + below else 1.0
+        assert s.decide(">", target, 0.0, "finding") == (greater < s.level)
+    assert s.decide(">", 0.0, 0.0, "claim") and not s.decide(">", 1.0, 0.0, "claim")  # on the estimate
+    pooled = Sample.pooled([s, sample_of("median", [0.2, 0.4])])
+    assert pooled.size == 11 and pooled.test == "median"
+    with pytest.raises(InvalidDataError, match="stored value"):  # a stored mean is not compared with a median
+        from ntpnb.evidence._checks import Artifact, Check
+
+        Check("B11", "x", 0.5, ">", 0.0, 0.0, "", True, "paper", sample=s, artifact=Artifact("fig", 0.4))
+
+
+@pytest.mark.parametrize(
+    "test", ["mean", "estimate", "mean_quantile", "rate", "pvalue", "instances", "median"]
+)
+@pytest.mark.parametrize("kind", ["claim", "sanity", "finding", "measurement"])
+@pytest.mark.parametrize("relation", [">", "<", "~"])
+def test_a_requirement_says_how_a_check_is_tested_never_how_it_came_out(test, kind, relation):
+    values = {"estimate": ([0.5], [0.1]), "rate": ([0, 1, 0],), "pvalue": ([0.3, 0.4],)}.get(
+        test, ([0.1, 0.5, 0.9],)
+    )
+    sample = Sample(test, *values, trials=10 if test == "mean_quantile" else 0)
+    words = requirement_words(relation, 0.5, 0.0, sample, kind)
+    for outcome in OUTCOMES:
+        assert f" {outcome}" not in f" {words}".replace("to be established", "")

@@ -25,8 +25,20 @@ from ntpnb.evidence._verdicts import (
     format_counts,
     sweep_verdicts,
 )
+from ntpnb.evidence._vocabulary import (
+    CONTRADICTED,
+    COUNTEREXAMPLE,
+    FAILS_AS_STATED,
+    FINITE_SIZE,
+    HORIZON,
+    OVERSTATED,
+    PROTOCOL_DIFFERS,
+    STATED_LIMIT,
+    VALUE_MISSED,
+    describe_sample,
+)
 from ntpnb.records._places import output_tree
-from ntpnb.records._run import ChapterRun
+from ntpnb.records._run import ChapterRun, load_chapter_run
 from ntpnb.records._sweep import load_sweeps
 
 
@@ -70,7 +82,7 @@ def test_the_verdict_of_one_seed(checks, quals, expected):
 
 def test_a_claim_with_sanity_checks_only_is_by_construction_in_those_words():
     v = verdicts(["A10"], [check("sanity", claim="A10")])["A10"]
-    assert v.phrase == "by construction: sanity checks only"
+    assert v.phrase == "by construction (only sanity checks)"
 
 
 def test_finding_reasons_quote_ours_and_the_papers():
@@ -80,7 +92,7 @@ def test_finding_reasons_quote_ours_and_the_papers():
     assert res["B11"].reasons == ("local corr: 0.986 at the one seed, against the paper's > 0.99",)
     assert res["B11"].findings == res["B11"].reasons
     assert res["B11"].why == "local corr: 0.986 at the one seed, against the paper's > 0.99"
-    assert res["B11"].phrase == "does not reproduce: a finding established at the one seed"
+    assert res["B11"].phrase == "does not reproduce (a counterexample): a finding established at the one seed"
 
 
 def test_verdicts_of_every_id_and_counts():
@@ -130,7 +142,7 @@ def test_a_claim_reproduces_only_when_its_evidence_holds_at_every_seed():
         record(0, check()), record(1, check(passed=False)), record(2, check()), record(3, check(passed=False))
     )
     assert v.verdict == PARTIAL
-    assert v.phrase == "holds at some seeds: holds at 2 of 4 seeds (fails at 1 and 3)"
+    assert v.phrase == "holds at some seeds (fails at some seeds): holds at 2 of 4 seeds (fails at 1 and 3)"
     assert v.reasons == v.failures == ("x: fails at seeds 1 and 3 (measured 1 and 1, required > 0)",)
     assert v.why == v.failures[0]
     # the book's seed failing counts like any other
@@ -142,26 +154,32 @@ def test_a_sanity_check_must_hold_at_every_seed():
     v = verdict_of(record(0, check(), check("sanity")), record(1, check(), check("sanity", passed=False)))
     assert v.verdict == CHECK_FAILED
     assert v.reasons == ("sanity check x: fails at seed 1 (measured 1, required > 0)",)
-    assert v.phrase == "check failed: A1 (sanity) fails"
+    assert v.phrase == "check failed (a sanity check fails): A1 (sanity) fails"
 
 
 def test_a_finding_decided_at_each_seed_must_hold_at_every_seed_to_be_established():
     held = [record(s, check("finding", measured=str(s), value=float(s))) for s in range(3)]
     v = verdict_of(*held)
     assert v.verdict == NOT_REPRODUCED
-    assert v.phrase == "does not reproduce: a finding established at all 3 seeds"
+    assert v.phrase == "does not reproduce (a counterexample): a finding established at all 3 seeds"
     assert v.reasons == ("x: [0, 2] at all 3 seeds, required > 0",)
     v = verdict_of(held[0], record(1, check("finding", passed=False)), held[2])
     assert v.verdict == NOT_ESTABLISHED
-    assert v.phrase == "not established: a finding not established at 2 of 3 seeds (fails at 1)"
-    assert v.reasons == ("finding not established: x ([0, 2] at 2 of 3 seeds (fails at 1))",)
+    assert (
+        v.phrase
+        == "not established (a finding not established): a finding not established at 2 of 3 seeds (fails at 1)"
+    )
+    assert v.reasons == ("finding not established: x > 0 (ours [0, 2] at 2 of 3 seeds (fails at 1))",)
 
 
 def test_a_seed_independent_check_is_decided_once_and_must_measure_the_same_at_every_seed():
     fixed = [record(s, check(), check("finding", measured="0.25", seed_independent=True)) for s in range(4)]
     v = verdict_of(*fixed)
     assert v.verdict == NOT_REPRODUCED
-    assert v.phrase == "does not reproduce: a finding established once, the same at every seed"
+    assert (
+        v.phrase
+        == "does not reproduce (a counterexample): a finding established once, the same at every seed"
+    )
     assert v.reasons[0] == "x: 0.25, once, the same at every seed, required > 0"
     fixed[2] = record(2, check(), check("finding", measured="0.26", seed_independent=True))
     v = verdict_of(*fixed)
@@ -186,7 +204,7 @@ def test_a_seed_independent_sample_is_decided_once_on_its_own_trials_not_pooled(
             passed,
             "paper",
             "claim",
-            sample.describe(0.5),
+            describe_sample(sample, 0.5),
             sample,
             seed_independent=True,
         )
@@ -215,7 +233,7 @@ SPREAD = [0.987 + 0.02 * ((i % 2) * 2 - 1) for i in range(100)]  # mean 0.987, s
 def stat(seed, kind="claim", relation=">", artifact=None, values=SPREAD, claim="B11"):
     sample = sample_of("mean", values)
     passed = sample.decide(relation, 0.99, 0.0, kind)
-    measured = sample.describe(0.99)
+    measured = describe_sample(sample, 0.99)
     c = Check(
         claim, "mean corr", 0.987, relation, 0.99, 0.0, "> 0.99", passed, "paper", kind, measured, sample
     )
@@ -229,22 +247,24 @@ def test_a_statistical_check_is_decided_pooled_and_shows_no_count_of_seeds():
     v = sweep_verdicts(["B11"], [sweep(*(stat(s) for s in range(5)))])["B11"]
     assert v.verdict == NOT_REPRODUCED
     assert v.phrase == (
-        "does not reproduce: the paper's bound is missed on 500 trials pooled over 5 seeds "
-        "(contradicted at the 1% level)"
+        "does not reproduce (the paper's value is missed): missed (contradicted at the 1% level) on 500 "
+        "trials pooled over 5 seeds"
     )
     # stated as a finding ("< 0.99"), the same data establish the shortfall, pooled only
     books = [stat(s, "finding", "<") for s in range(5)]
     assert not books[0].checks[0].passed and books[0].checks[0].result == "OPEN"
     v = sweep_verdicts(["B11"], [sweep(*books)])["B11"]
     assert v.verdict == NOT_REPRODUCED
-    assert v.phrase == "does not reproduce: a finding established on 500 trials pooled over 5 seeds"
+    assert v.phrase == (
+        "does not reproduce (the paper's value is missed): a finding established on 500 trials pooled over 5 seeds"
+    )
     assert v.findings == (
-        "mean corr: 0.987 ± 0.0009 on 500 trials pooled over 5 seeds, against the paper's > 0.99",
+        "mean corr: 0.9870 ± 0.0009 on 500 trials pooled over 5 seeds, against the paper's > 0.99",
     )
     # established pooled only: every seed's own sample is named as not bearing it out
     (marginal,) = v.marginal
     assert marginal.startswith(
-        "mean corr: established pooled (0.987 ± 0.0009); alone, seeds 0, 1, 2, 3 and 4"
+        "mean corr: established pooled (0.9870 ± 0.0009); alone, seeds 0, 1, 2, 3 and 4"
     )
     # one seed alone does not establish it
     assert sweep_verdicts(["B11"], [sweep(books[0])])["B11"].verdict == NOT_ESTABLISHED
@@ -257,19 +277,23 @@ def test_a_bound_missed_by_the_estimate_never_holds_whatever_the_tests_power():
     five = sweep_verdicts(["B11"], [sweep(*(stat(s) for s in range(5)))])["B11"]
     assert one.verdict == five.verdict == NOT_REPRODUCED
     assert one.phrase == (
-        "does not reproduce: the paper's bound is missed on 100 trials at the one seed "
-        "(within the test's noise at the 1% level)"
+        "does not reproduce (the paper's value is missed): missed (within the test's noise at the 1% level) "
+        "on 100 trials at the one seed"
     )
-    assert five.phrase.endswith("(contradicted at the 1% level)")
+    assert "missed (contradicted at the 1% level) on 500 trials" in five.phrase
     (evidence,) = one.evidence
-    assert evidence.outcome == "missed" and "on the estimate (1% mean test: how sure)" in evidence.required
+    assert (
+        evidence.outcome == "missed"
+        and "(on the estimate; a 1% mean test says how sure)" in evidence.required
+    )
+    assert evidence.certainty == "within the test's noise at the 1% level"
     # an estimate on the bound's side holds, however unsure: the card says how sure
     above = [0.991 + 0.02 * ((i % 2) * 2 - 1) for i in range(100)]
     v = sweep_verdicts(["B11"], [sweep(stat(0, values=above))])["B11"]
     assert v.verdict == REPRODUCED and v.why.endswith("(within the test's noise at the 1% level)")
 
 
-def test_an_artifact_that_shows_our_missed_value_explains_the_verdict_never_changes_it():
+def test_an_artifact_explains_a_finding_and_qualifies_a_bound_only_its_own_figure_misses_too():
     stored = Artifact("the authors' stored Fig. 6a (figures/x.pdf)", 0.9866, trials=100)
     books = [stat(s, "finding", "<", artifact=stored) for s in range(5)]
     v = sweep_verdicts(["B11"], [sweep(*books)])["B11"]
@@ -278,12 +302,20 @@ def test_an_artifact_that_shows_our_missed_value_explains_the_verdict_never_chan
     assert explained == (
         "mean corr: the authors' stored Fig. 6a (figures/x.pdf): 0.9866, consistent with ours"
     )
-    # the same for evidence whose estimate misses the bound: their own figure misses it too
+    # evidence whose estimate misses the bound that the authors' own figure misses too, and agrees
+    # with it: the text overstates its own figure (qualified), and the bound still reads missed
     books = [stat(s, artifact=stored) for s in range(5)]
     v = sweep_verdicts(["B11"], [sweep(*books)])["B11"]
-    assert v.verdict == NOT_REPRODUCED
-    assert v.explanations[0].endswith("so their own figure misses the paper's > 0.99 too")
-    assert not any("0.9866" in note for note in v.notes)  # said once, as the explanation
+    assert (v.verdict, v.kind) == (QUALIFIED, OVERSTATED)
+    (evidence,) = v.evidence
+    assert evidence.outcome == "missed"
+    (deciding,) = v.deciding
+    assert "missed by the paper's own figure too" in deciding and "0.9866, consistent with ours" in deciding
+    assert not any("0.9866" in note for note in v.notes)  # said once, where it decides
+    # an artifact that meets the bound our estimate misses: the text is ours to miss, not overstated
+    met = Artifact("the authors' stored Fig. 6a (figures/x.pdf)", 0.9905, trials=100, precision=0.004)
+    v = sweep_verdicts(["B11"], [sweep(*(stat(s, artifact=met) for s in range(5)))])["B11"]
+    assert (v.verdict, v.kind) == (NOT_REPRODUCED, VALUE_MISSED)
     # an artifact that shows another value leaves the finding standing, quoting all three
     far = Artifact("the authors' stored Fig. 6a (figures/x.pdf)", 0.995, trials=100)
     v = sweep_verdicts(["B11"], [sweep(*(stat(s, "finding", "<", artifact=far) for s in range(5)))])["B11"]
@@ -315,7 +347,7 @@ def test_a_count_check_is_a_rate_pooled_over_every_trial_of_every_seed():
             passed,
             "paper",
             "claim",
-            sample.describe(0.0295),
+            describe_sample(sample, 0.0295),
             sample,
         )
         return record(seed, c)
@@ -349,7 +381,9 @@ def test_a_statistical_check_that_misses_at_one_seed_but_holds_pooled_does_not_c
     books[2] = mixed(2, high, count_passed=False)
     v = sweep_verdicts(["B10"], [sweep(*books)])["B10"]
     assert v.verdict == PARTIAL
-    assert v.phrase.startswith("holds at some seeds: holds at 4 of 5 seeds (fails at 2)")
+    assert v.phrase.startswith(
+        "holds at some seeds (fails at some seeds): holds at 4 of 5 seeds (fails at 2)"
+    )
 
 
 def test_a_measurement_is_shown_beyond_the_paper_and_never_qualifies_or_fails_a_claim():
@@ -366,7 +400,7 @@ def test_a_measurement_is_shown_beyond_the_paper_and_never_qualifies_or_fails_a_
     # established: beside the claim, not its qualification (A3 was "qualified" by two such)
     assert v.verdict == REPRODUCED and v.counts["measurements"] == 1 and v.counts["failed"] == 0
     assert v.qualifications == () and v.marginal == ()
-    assert v.beyond == v.reasons == ("drift: -0.0400 ± 0.009 on 5 estimates pooled over 5 seeds",)
+    assert v.beyond == v.reasons == ("drift: -0.040 ± 0.009 on 5 estimates pooled over 5 seeds",)
     # no drift: not established, listed as such; the claim stays reproduced
     v = sweep_verdicts(["A3"], [sweep(*(measured(s, 0.0) for s in range(5)))])["A3"]
     assert v.verdict == REPRODUCED and v.counts["failed"] == 0
@@ -431,7 +465,7 @@ def test_a_headline_quotes_its_numbers_as_ranges_and_its_samples_pooled_over_the
         books.append(log.record)
     v = sweep_verdicts(["B11"], [sweep(*books)])["B11"]
     assert v.headline == (
-        "mean local correlation 0.987 ± 0.0009 after [2000, 2004] steps, against the paper's $> 0.99$"
+        "mean local correlation 0.9870 ± 0.0009 after [2000, 2004] steps, against the paper's $> 0.99$"
     )
     assert v.summary == v.headline and v.why != v.headline  # the why stays on the card
     assert ChapterRun.from_json(json.loads(books[0].dump())).headlines == books[0].headlines
@@ -537,7 +571,7 @@ def mean_check(
         passed,
         "paper",
         kind,
-        sample.describe(target),
+        describe_sample(sample, target),
         sample,
         artifact=artifact,
         protocol=protocol,
@@ -567,7 +601,7 @@ def test_a_claim_with_protocols_is_decided_as_the_paper_states_it_and_explained_
     assert (authors.key, authors.verdict) == ("authors' loss", REPRODUCED)
     assert authors.words.startswith("the loss the authors' code trains")
     assert papers.why == (
-        "[paper's loss] mean corr: 0.946 ± 0.0009 on 500 trials pooled over 5 seeds, "
+        "[paper's loss] mean corr: 0.9460 ± 0.0009 on 500 trials pooled over 5 seeds, "
         "against the paper's > 0.99 (contradicted at the 1% level)"
     )
     # the claim's verdict is the stated protocol's; the authors' code explains it, in words
@@ -576,7 +610,7 @@ def test_a_claim_with_protocols_is_decided_as_the_paper_states_it_and_explained_
     (explained,) = v.explanations
     assert explained.startswith(
         "under [authors' loss] (the loss the authors' code trains, $(1-\\mathrm{softmax}(Ef_W(X))_y)^2$, "
-        "which the paper does not state): reproduced, [authors' loss] mean corr: 0.995 ± 0.0002"
+        "which the paper does not state): reproduced, [authors' loss] mean corr: 0.99500 ± 0.00018"
     )
     assert v.why == papers.why
     # both protocols' evidence is listed, each with its protocol
@@ -659,8 +693,8 @@ def test_a_check_that_holds_pooled_but_not_at_some_seeds_alone_is_marginal():
     v = verdict_of(*books, claim="B11")
     assert v.verdict == REPRODUCED  # marginal is said beside the verdict, not in it
     assert v.marginal == (
-        "mean corr: holds pooled (0.991 ± 0.0004); alone, seeds 2 and 3 do not bear it out "
-        "(0.985 ± 0.001, 0.985 ± 0.001)",
+        "mean corr: holds pooled (0.9910 ± 0.0004); alone, seeds 2 and 3 do not bear it out "
+        "(0.9850 ± 0.0010, 0.9850 ± 0.0010)",
     )
     # every seed bears it out: nothing marginal
     assert (
@@ -675,7 +709,18 @@ def instance_check(seed, value, target=0.8):
     sample = sample_of("instances", [value], establish=True)  # "the ratio exceeds 0.8"
     passed = sample.decide(">", target, 0.0, "claim")
     return Check(
-        "A15", "ratio", value, ">", target, 0.0, "", passed, "paper", "claim", sample.describe(target), sample
+        "A15",
+        "ratio",
+        value,
+        ">",
+        target,
+        0.0,
+        "",
+        passed,
+        "paper",
+        "claim",
+        describe_sample(sample, target),
+        sample,
     )
 
 
@@ -773,3 +818,108 @@ def test_verdict_words_need_no_code():
     )
     assert (first.notebook, first.required, first.kind, first.protocol) == ("01_demo", "> 0", "claim", "")
     assert once.decided == "once, the same at every seed"
+
+
+# -- the kinds of a verdict, decided by rule ---------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("claim", "checks", "quals", "kind"),
+    [
+        ("A7", [check(claim="A7")], [Qualification("A7", "far from the limit", limit="horizon")], HORIZON),
+        ("A4", [check(claim="A4")], [Qualification("A4", "at m = 30", limit="size")], FINITE_SIZE),
+        ("A8", [check(claim="A8")], [Qualification("A8", "on 84% of the draws")], STATED_LIMIT),
+        ("A7", [check(claim="A7")], [], ""),  # the same claim, nothing qualifies it: plain
+        # the horizon before a stated limit, whatever their order
+        (
+            "A7",
+            [check(claim="A7")],
+            [Qualification("A7", "a"), Qualification("A7", "b", limit="horizon")],
+            HORIZON,
+        ),
+        ("A16", [check(claim="A16"), check("finding", claim="A16")], [], COUNTEREXAMPLE),
+    ],
+)
+def test_a_verdicts_kind_comes_from_its_evidence_never_from_the_claim(claim, checks, quals, kind):
+    v = verdicts([claim], checks, quals)[claim]
+    assert v.kind == kind
+    assert v.phrase.startswith(f"{v.verdict} ({kind})" if kind else f"{v.verdict}:")
+    if kind in (HORIZON, FINITE_SIZE, STATED_LIMIT):  # what gives the kind decides
+        assert (
+            v.deciding == tuple(text for text, _ in [(x.text, x.limit) for x in quals] if text) and v.deciding
+        )
+
+
+def test_a_statistical_shortfall_is_a_missed_value_and_an_exact_finding_a_counterexample():
+    exact = verdicts(["A16"], [check("finding", claim="A16")])["A16"]
+    assert (exact.verdict, exact.kind) == (NOT_REPRODUCED, COUNTEREXAMPLE)
+    sampled = sample_of("mean", [0.5, 0.6, 0.55, 0.52, 0.58] * 20)
+    pooled = check("finding", claim="B8", value=0.55, sample=sampled)
+    v = verdicts(["B8"], [pooled])["B8"]
+    assert (v.verdict, v.kind) == (NOT_REPRODUCED, VALUE_MISSED)
+
+
+def test_a_qualifications_limit_is_only_one_the_claims_statement_takes(tmp_path):
+    log = ClaimLog("demo", "quick", tmp_path, seed=0)
+    log.qualify("A7", "GD is far from its limit at k = {k}", limit="horizon", k=10**6)
+    assert log.qualifications[0].limit == "horizon"
+    with pytest.raises(InvalidDataError, match="A8: a qualification of limit 'horizon', but its statement"):
+        log.qualify("A8", "far from it", limit="horizon")  # Fig. 1's example takes no limit
+    with pytest.raises(InvalidDataError, match="A4: a qualification of limit 'horizon'"):
+        log.qualify("A4", "far from it", limit="horizon")  # Remark 1 takes a size to its limit
+    with pytest.raises(InvalidDataError, match="limit is one of"):
+        Qualification("A7", "x", limit="forever")
+    # a record keeps the limit, and an old record without one reads as a stated limit
+    (kept,) = load_chapter_run(log.path).qualifications
+    assert kept.limit == "horizon"
+    data = json.loads(log.path.read_text())
+    del data["qualifications"][0]["limit"]
+    log.path.write_text(json.dumps(data))
+    assert load_chapter_run(log.path).qualifications[0].limit == ""
+
+
+def test_a_protocol_that_turns_a_holding_claim_negative_names_its_kind_and_the_other_way_round():
+    def under(protocol, value):
+        return check(claim="B10", value=value, protocol=protocol, passed=value > 0)
+
+    holds_as_stated = verdicts(["B10"], [under("paper's loss", 1.0), under("authors' loss", -1.0)])["B10"]
+    assert (holds_as_stated.verdict, holds_as_stated.kind) == (QUALIFIED, PROTOCOL_DIFFERS)
+    assert holds_as_stated.deciding[0].startswith(
+        "decided under [paper's loss] (reproduced); under [authors'"
+    )
+    fails_as_stated = verdicts(["B10"], [under("paper's loss", -1.0), under("authors' loss", 1.0)])["B10"]
+    assert fails_as_stated.verdict == CHECK_FAILED  # the evidence holds at no seed, as the paper states it
+    sampled = {
+        key: sample_of("mean", [mean + 0.001 * (i % 3) for i in range(60)])
+        for key, mean in (("paper's loss", 0.95), ("authors' loss", 0.995))
+    }
+    stat_checks = [
+        Check(
+            "B10",
+            "mean corr",
+            0.0,
+            ">",
+            0.99,
+            0.0,
+            "> 0.99",
+            s.decide(">", 0.99, 0.0, "claim"),
+            "paper",
+            sample=s,
+            protocol=key,
+        )
+        for key, s in sampled.items()
+    ]
+    v = verdicts(["B10"], stat_checks)["B10"]
+    assert (v.verdict, v.kind) == (NOT_REPRODUCED, FAILS_AS_STATED)
+    assert any(d.startswith("under [authors' loss]") for d in v.deciding)  # the card names both
+
+
+def test_one_decision_is_said_once_no_line_pairs_a_negative_outcome_with_not_contradicted():
+    from ntpnb.book._report import check_item
+
+    sample = sample_of("mean_quantile", [1.0] * 50 + [2.0] * 50, trials=10)
+    contradicted = Check("B10", "distance", 0.0, "~", 0.0, 0.0, "0", False, "paper", sample=sample)
+    (summary,) = verdicts(["B10"], [contradicted])["B10"].evidence
+    line = check_item(summary)
+    assert summary.outcome == CONTRADICTED and "not contradicted" not in line
+    assert line.endswith("; contradicted on 100 trials at the one seed")
