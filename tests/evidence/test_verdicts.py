@@ -844,10 +844,9 @@ def test_a_verdicts_kind_comes_from_its_evidence_never_from_the_claim(claim, che
     v = verdicts([claim], checks, quals)[claim]
     assert v.kind == kind
     assert v.phrase.startswith(f"{v.verdict} ({kind})" if kind else f"{v.verdict}:")
-    if kind in (HORIZON, FINITE_SIZE, STATED_LIMIT):  # what gives the kind decides
-        assert (
-            v.deciding == tuple(text for text, _ in [(x.text, x.limit) for x in quals] if text) and v.deciding
-        )
+    if kind in (HORIZON, FINITE_SIZE, STATED_LIMIT):  # the qualifications that give the kind decide
+        limit = {HORIZON: "horizon", FINITE_SIZE: "size", STATED_LIMIT: ""}[kind]
+        assert v.deciding == tuple(x.text for x in quals if x.limit == limit) and v.deciding
 
 
 def test_a_statistical_shortfall_is_a_missed_value_and_an_exact_finding_a_counterexample():
