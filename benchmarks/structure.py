@@ -11,7 +11,11 @@
   protocol, ``self``/``cls``, ``*args``/``**kwargs``, stubs and names starting ``_`` that are
   declared unused are left out);
 * the public surface (every name importable with no ``_`` in its path: the ``__all__`` of the public
-  modules and packages) and how many of those names a notebook, the CLI or a benchmark names.
+  modules and packages) and how many of those names a notebook, the CLI or a benchmark names;
+* what each chapter's code calls: the science (``ntpnb``'s top level, ``ntpnb.attention``,
+  ``ntpnb.linear``, ``ntpnb.optim``, ``ntpnb.statistics``) against the machinery (``ntpnb.chapter``,
+  ``ntpnb.explore``, ``ntpnb.records``, ``ntpnb.runner``, ``ntpnb.book``, ``ntpnb.evidence`` and
+  the chapter's claim log), with its claim checks and glue calls (:func:`notebook_calls`).
 
 Text only, but for the public surface, which imports the package in a child process.
 """
@@ -277,10 +281,92 @@ def public_names(root: Path) -> tuple[list[str], list[str]]:
     names = listing.stdout.split()
     users = [p.read_text() for p in sorted((root / "notebooks").glob("*.md"))]
     users += [p.read_text() for p in sorted((root / "benchmarks").glob("*.py")) if p.name != "structure.py"]
-    users += [(root / "ntpnb" / "cli.py").read_text()]
+    users += [p.read_text() for p in sorted((root / "ntpnb" / "cli").glob("*.py"))]
     text = "\n".join(users)
     used = [n for n in names if re.search(rf"\b{re.escape(n.split(':')[1])}\b", text)]
     return names, used
+
+
+#: The packages a chapter's call lands in: the science, or the machinery that runs and records it.
+SCIENCE = ("ntpnb", "ntpnb.attention", "ntpnb.linear", "ntpnb.optim", "ntpnb.statistics")
+MACHINERY = ("ntpnb.chapter", "ntpnb.explore", "ntpnb.records", "ntpnb.runner", "ntpnb.book", "ntpnb.evidence")
+#: The chapter's claim log, a machinery object: ``claims.check(...)``.
+CLAIM_LOG = "claims"
+
+
+@dataclass(frozen=True)
+class ChapterCalls:
+    """What one chapter's code cells call: the science and the machinery, and its checks and glue."""
+
+    chapter: str
+    science: int
+    machinery: int
+    checks: int
+    glue: int
+
+    @property
+    def machinery_share(self) -> float:
+        """The machinery's share of the calls into ``ntpnb``."""
+        return self.machinery / max(1, self.science + self.machinery)
+
+
+def _code_cells(path: Path) -> list[str]:
+    """The sources of the code cells of the Jupytext notebook ``path`` (read by jupytext)."""
+    import jupytext
+
+    return [cell.source for cell in jupytext.read(path).cells if cell.cell_type == "code"]
+
+
+def _origins(tree: ast.Module) -> dict[str, str]:
+    """Each local name bound by an import from ``ntpnb`` -> the package it comes from."""
+    origins = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("ntpnb"):
+            for alias in node.names:
+                module = f"{node.module}.{alias.name}"
+                origins[alias.asname or alias.name] = module if module in (*SCIENCE, *MACHINERY) else node.module
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name.startswith("ntpnb"):
+                    origins[alias.asname or alias.name] = alias.name
+    return origins
+
+
+def _called_package(call: ast.Call, origins: dict[str, str]) -> str:
+    """The ``ntpnb`` package a call lands in ("" for another library's or the chapter's own)."""
+    func = call.func
+    while isinstance(func, ast.Attribute):
+        func = func.value
+    if isinstance(func, ast.Name):
+        if func.id == CLAIM_LOG:
+            return "ntpnb.chapter"
+        return origins.get(func.id, "")
+    return ""
+
+
+def notebook_calls(root: Path) -> list[ChapterCalls]:
+    """Per chapter (``notebooks/*.md``), its calls into the science and into the machinery.
+
+    A call is counted by the package its name was imported from (``ntp.ntp_svm(...)``: the
+    science; ``glue_number(...)``, ``claims.check(...)``: the machinery); the claim checks and the
+    glue calls (``glue_number``, ``glue_text``, ``glue``) are counted apart too.
+    """
+    out = []
+    for path in sorted((root / "notebooks").glob("*.md")):
+        tree = ast.parse("\n".join(_code_cells(path)))
+        origins = _origins(tree)
+        science = machinery = checks = glue = 0
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.Call):
+                continue
+            package = _called_package(node, origins)
+            science += package in SCIENCE
+            machinery += package.startswith(MACHINERY)
+            name = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
+            checks += isinstance(node.func, ast.Attribute) and name == "check" and package == "ntpnb.chapter"
+            glue += name in ("glue_number", "glue_text", "glue")
+        out.append(ChapterCalls(path.stem, science, machinery, checks, glue))
+    return out
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -310,6 +396,12 @@ def main(argv: list[str] | None = None) -> int:
     print(f"  not named by a user: {len(classes)} classes (the types users receive, and errors)", end="")
     print(f"{': ' if len(classes) < len(unnamed) else ''}", end="")
     print(", ".join(n for n in unnamed if not n.endswith(":class")))
+    calls = notebook_calls(root)
+    science, machinery = sum(c.science for c in calls), sum(c.machinery for c in calls)
+    checks, glue = sum(c.checks for c in calls), sum(c.glue for c in calls)
+    print(f"chapters' calls: science {science}, machinery {machinery} (claim checks {checks}, glue {glue})")
+    for c in calls:
+        print(f"  {c.chapter}: science {c.science}, machinery {c.machinery} ({c.machinery_share:.0%})")
     return 0
 
 

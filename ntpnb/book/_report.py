@@ -436,6 +436,8 @@ def claim_card(pages: TreePages, cid: str, spec: ClaimSpec) -> list[str]:
     fields = [
         ("The paper", [f"{escape_markdown(spec.where)}: {spec.statement}; it reports {spec.paper_value}."])
     ]
+    if spec.caveat:
+        fields.append(("As stated", [f"{spec.caveat}."]))
     if verdict.deciding:
         fields.append(("Decided by", _sentences(verdict.deciding)))
     said = set(verdict.deciding)
@@ -465,7 +467,7 @@ def claim_card(pages: TreePages, cid: str, spec: ClaimSpec) -> list[str]:
 
 
 def _header_words(basis: str, checked: str) -> str:
-    """What follows a card's badge: how it was decided (if its kind does not say it) and where it is checked."""
+    """What follows a card's badge: how it was decided (unless its kind says so), where it is checked."""
     return "; ".join(x for x in (escape_markdown(basis), f"checked in {checked}" if checked else "") if x)
 
 

@@ -61,6 +61,7 @@ from ..records._files import atomic_write_text
 from ..records._places import output_tree
 from ..records._platform import platform_info
 from ..records._run import ChapterRun
+from ._prose import glue_text
 
 
 class ClaimLog:
@@ -103,6 +104,7 @@ class ClaimLog:
         seed_independent: bool = False,
         artifact: Artifact | None = None,
         protocol: str = "",
+        glue: str = "",
     ) -> Outcome:
         """Test ``value <relation> target``, print the outcome, record it; return whether it holds.
 
@@ -141,6 +143,10 @@ class ClaimLog:
             The protocol the check is made under, a key the registry declares for ``claim``
             (:attr:`~ntpnb.evidence._registry.ClaimSpec.protocols`); ``""``: it holds under every
             protocol.
+        glue
+            A name to glue what the check measured under (:func:`~ntpnb.chapter.glue_text`), so
+            that the prose quotes the check's own number, rounded as its line prints it (a
+            sample's estimate as a sentence quotes it); ``""``: nothing glued.
 
         Raises
         ------
@@ -176,6 +182,8 @@ class ClaimLog:
         self.checks.append(check)
         self._write()
         print(check.line)
+        if glue:
+            glue_text(glue, check.quoted)
         return Outcome(check)
 
     def qualify(self, claim: str, text: str, limit: str = "", **values: float | Sample) -> None:

@@ -179,6 +179,15 @@ class Check:
         return f"[{self.result}] {self.label} {self.what}\n       {measured}"
 
     @property
+    def quoted(self) -> str:
+        """What it measured as a sentence quotes it: its printed number, or its sample's estimate."""
+        return (
+            quote_sample(self.sample)
+            if self.sample is not None and self.sample.test in STATEMENT_TESTS
+            else self.measured
+        )
+
+    @property
     def result(self) -> str:
         """What the line prints (one of :data:`RESULTS`; see the module docstring)."""
         if self.kind in ("finding", "measurement"):

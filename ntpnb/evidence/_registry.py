@@ -76,11 +76,14 @@ class ClaimSpec:
     #: size), or ``""`` (neither). A chapter's qualification that the limit is not reached is
     #: allowed only for the limit its claim takes (:meth:`~ntpnb.chapter.ClaimLog.qualify`).
     limit: str = ""
+    #: Where the paper's own text fixes what the claim means, a referee's caveat with its
+    #: citations (MyST, no ``|``; "" for none): the card shows it beside the paper's statement.
+    caveat: str = ""
 
     def __post_init__(self) -> None:
         values = MappingProxyType(dict(self.values))
         object.__setattr__(self, "values", values)
-        if "|" in self.statement + self.paper_value:
+        if "|" in self.statement + self.paper_value + self.caveat:
             raise NTPError(
                 f"claim {self.id}: a statement or paper value without | (it goes into a table cell)"
             )
@@ -386,6 +389,13 @@ _CLAIMS: tuple[ClaimSpec, ...] = (
         values={"local_corr": 0.99},
         protocols=_B10_LOSSES,
         authors="authors' loss",
+        caveat=(
+            r"the paper fixes $u$ in $\ell(u) = (1-u)^2$: its Assumption 1 (Sec. 3.3) takes every loss "
+            r"as $\ell(y, v) = \ell(c_y^\top v)$, so the loss it states is $(1 - c_y^\top f_W(X))^2$; "
+            "App. D explains Fig. 5's empty pseudo cyclic set by attention selecting the tokens most "
+            r"frequent among the labels ($\mathcal{R}_i = \mathcal{O}_i$), which fits the loss the "
+            r"authors' code trains, $(1-\mathrm{softmax}(Ef_W(X))_y)^2$"
+        ),
     ),
     ClaimSpec(
         id="B11",

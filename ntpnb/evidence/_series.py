@@ -138,6 +138,30 @@ class Series:
         return certainty_words(self.pooled_sample, self.first.relation, self.target)  # type: ignore[arg-type]
 
     @property
+    def settled(self) -> bool:
+        """Whether its decision is one the test establishes: not a bound's estimate within its noise.
+
+        A claim's bound decided on an estimate (:attr:`bound`) holds or is missed whatever the
+        test says (the verdicts' rule); it is settled only where the test also shows that side
+        (established where it holds, contradicted where it is missed). Any other check is settled
+        where it can be decided.
+        """
+        if not self.decidable:
+            return False
+        if not self.bound:
+            return True
+        sure = self.pooled_sample.sureness(self.first.relation, self.target)  # type: ignore[union-attr]
+        return sure == ("established" if self.established else "contradicted")
+
+    def point_decision(self) -> bool | None:
+        """Its decision at one point of a map: True (holds), False (fails), None (not settled).
+
+        A map draws a change of decision only where both sides are settled (:attr:`settled`): a
+        bound whose estimates straddle it within their noise is undecided there, not a boundary.
+        """
+        return self.established if self.settled else None
+
+    @property
     def differs(self) -> bool:
         """A seed-independent check that measured different values at different seeds (a bug)."""
         return self.basis == "seed-independent" and len({c.measured for c in self.checks.values()}) > 1

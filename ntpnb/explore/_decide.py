@@ -78,7 +78,7 @@ def point_decision(checks: Mapping[int, Check], complete: bool) -> bool | None:
     series = Series(dict(checks))
     if not complete:
         return False if series.basis == "per seed" and series.failed_seeds else None
-    return series.established if series.decidable else None
+    return series.point_decision()
 
 
 def _runs_by_point(results: GridResults) -> dict[PointKey, dict[int, ChapterRun]]:

@@ -571,3 +571,14 @@ def test_the_report_ends_with_its_glossary_and_every_term_a_page_links_is_define
     }
     assert {"pooled", "standard error", "rounding unit", "docstring starts"} <= set(linked)
     assert {term: where for term, where in linked.items() if term not in TERMS} == {}
+
+
+def test_b10s_card_cites_where_the_paper_fixes_its_loss_and_what_app_d_explains(tmp_path):
+    layout = output_tree(tmp_path / "outputs")
+    log = ClaimLog("07_attention", "paper", layout.root)
+    log.check("B10", "mean local corr", 0.94, ">", 0.99, protocol="paper's loss")
+    card = _card(render_report(read_tree(layout)), "B10")
+    stated = card.split("\nAs stated\n: ", 1)[1].split("\n", 1)[0]
+    assert "Assumption 1 (Sec. 3.3)" in stated and r"\ell(y, v) = \ell(c_y^\top v)" in stated
+    assert "App. D explains Fig. 5" in stated and "authors' code trains" in stated
+    assert card.index("\nThe paper\n") < card.index("\nAs stated\n") < card.index("\nDecided by\n")

@@ -415,3 +415,17 @@ def test_a_maps_check_takes_its_declared_protocol_only(log, capsys):
         log.check("M5", "mean corr", sample, ">", 0.99, kind="measurement", protocol="every trial")
     with pytest.raises(InvalidDataError, match=r"protocol \[paper's loss\] is not declared .*none"):
         log.check("M1", "corr", sample, ">", 0.9, kind="measurement", protocol="paper's loss")
+
+
+def test_a_check_glues_what_it_measured_so_the_prose_quotes_the_checks_own_number(tmp_path, monkeypatch):
+    glued = {}
+    monkeypatch.setattr("ntpnb.chapter._claims.glue_text", lambda name, text: glued.__setitem__(name, text))
+    log = ClaimLog("demo", "quick", tmp_path, seed=0)
+    log.check("A2", "decay rate", -1.00004, "~", -1.0, tol=0.02, glue="ch01_rate")
+    assert glued == {"ch01_rate": "-1.000"}  # as its line prints it
+    from ntpnb.evidence._samples import sample_of
+
+    log.check("B8", "mean corr", sample_of("mean", [0.991, 0.993, 0.995]), ">", 0.99, glue="ch07_corr")
+    assert glued["ch07_corr"] == "0.9930 ± 0.0012"  # a sample's estimate as a sentence quotes it
+    log.check("A6", "norm grows", 1.0, ">", 0.0)
+    assert len(glued) == 2  # nothing glued unless asked

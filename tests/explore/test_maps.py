@@ -201,6 +201,25 @@ def test_a_statistical_check_is_decided_on_its_trials_pooled_over_the_seeds_as_t
     assert not Series({0: single.runs[0].checks[0]}).decidable
 
 
+def test_a_map_shades_a_change_of_decision_only_where_both_sides_are_settled():
+    """M5's case: estimates a hair either side of "> 0.99" within their noise are no boundary."""
+    grid = Grid((Axis("n", (4, 16, 32, 64)),))
+    means = {4: 0.999, 16: 0.991, 32: 0.989, 64: 0.95}  # 16 and 32 within the noise of 0.99
+
+    def measure(point, seed):
+        values = [means[point["n"]] + 0.02 * ((i % 2) * 2 - 1) for i in range(20)]
+        return [point_check("B10", "mean local corr", sample_of("mean", values), ">", 0.99)]
+
+    (m,) = check_maps(run_grid(grid, (0, 1), measure))
+    assert [m.holds[(n,)] for n in (4, 16, 32, 64)] == [True, None, None, False]
+    (boundary,) = m.boundaries  # from the last settled hold to the first settled failure
+    assert (boundary.lower, boundary.upper, boundary.undecided) == (4, 64, (16, 32))
+    # the verdicts' own rule still decides each point on its estimate: 16 holds, 32 is missed
+    records = {0: ChapterRun(CHAPTER, "quick", tuple(measure({"n": 32}, 0)), seed=0, complete=True)}
+    (series,) = series_of(Sweep(records[0], records))
+    assert not series.established and not series.settled and series.outcome == "missed"
+
+
 def test_a_seed_independent_check_is_decided_once_and_fails_where_seeds_measure_differently():
     grid = Grid((Axis("n", (1, 2)),))
 
