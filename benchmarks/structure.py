@@ -289,7 +289,14 @@ def public_names(root: Path) -> tuple[list[str], list[str]]:
 
 #: The packages a chapter's call lands in: the science, or the machinery that runs and records it.
 SCIENCE = ("ntpnb", "ntpnb.attention", "ntpnb.linear", "ntpnb.optim", "ntpnb.statistics")
-MACHINERY = ("ntpnb.chapter", "ntpnb.explore", "ntpnb.records", "ntpnb.runner", "ntpnb.book", "ntpnb.evidence")
+MACHINERY = (
+    "ntpnb.chapter",
+    "ntpnb.explore",
+    "ntpnb.records",
+    "ntpnb.runner",
+    "ntpnb.book",
+    "ntpnb.evidence",
+)
 #: The chapter's claim log, a machinery object: ``claims.check(...)``.
 CLAIM_LOG = "claims"
 
@@ -324,7 +331,9 @@ def _origins(tree: ast.Module) -> dict[str, str]:
         if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("ntpnb"):
             for alias in node.names:
                 module = f"{node.module}.{alias.name}"
-                origins[alias.asname or alias.name] = module if module in (*SCIENCE, *MACHINERY) else node.module
+                origins[alias.asname or alias.name] = (
+                    module if module in (*SCIENCE, *MACHINERY) else node.module
+                )
         elif isinstance(node, ast.Import):
             for alias in node.names:
                 if alias.name.startswith("ntpnb"):

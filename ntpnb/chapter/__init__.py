@@ -19,7 +19,7 @@ from .._markdown import columns_table, markdown_table
 from ..evidence._checks import Artifact
 from ..evidence._registry import paper_value
 from ..evidence._samples import sample_of
-from ..evidence._vocabulary import describe_change
+from ..evidence._vocabulary import describe_change, describe_sample
 from ..records._places import output_tree
 from ._claims import ClaimLog
 from ._figures import band, draw_contexts, draw_graph, draw_rows, four_panels, unit_rows
@@ -59,6 +59,7 @@ __all__ = [
     "chapter_parameters",
     "glue_parameters",
     "describe_change",
+    "describe_sample",
     "sentences",
     "markdown_table",
     "columns_table",

@@ -183,7 +183,8 @@ def test_report_lists_every_claim_with_its_status(run):
     assert "reproduced</span></span> holds at the one seed; checked in [7 § " in card
     assert card.count('class="ntpnb-badge ') == 1  # one verdict badge a card
     assert "\nOurs\n: gap at random W: 0.25 at the one seed, required \\> 0\n" in card
-    summary = "2 evidence checks: 2 hold; 1 sanity check: holds (they test the code or the setting, never the claim)."
+    summary = "2 evidence checks: 2 hold; 1 sanity check: holds (they test the code or the setting, "
+    summary += "never the claim)."
     assert f"\nChecks\n: <details><summary>{summary}</summary>\n" in card
     assert "\n  - gap at random W: ours 0.25; required \\> 0; holds at the one seed\n" in card
     assert "(/outputs/notebooks/07_demo.ipynb#claim-a1-the--bound); [7 § Equality]" in card
@@ -210,7 +211,7 @@ def test_report_lists_every_claim_with_its_status(run):
     block = '<details class="ntpnb-checks ntpnb-chapter-checks ntpnb-has-fail"><summary>7. A demo chapter'
     assert block in report
     # its summary: what the chapter's claims did (one that does not hold named), then its checks
-    tally = "4 checks across seed 0: 3 hold, 1 fails"  # each outcome in its own word, as the chapter's page says it
+    tally = "4 checks across seed 0: 3 hold, 1 fails"  # each outcome in its own word, as the chapter says it
     assert f"<span>(claims: 1 reproduced, 1 check failed (A2); {tally})</span>" in report
     assert "| *sanity:* KL sum is non-negative |" in report
     assert "| -0.5000 | = -1 ± 0.02 | e^\\{-gamma\\} | at the one seed | **fails** |" in report
@@ -261,7 +262,7 @@ def test_report_gives_findings_and_qualifications_their_verdicts(tmp_path, capsy
     report = render_report(read_tree(layout))
     b11 = _card(report, "B11")
     assert (
-        'does not reproduce</span><span class="ntpnb-badge-kind">a counterexample</span></span> a finding established'
+        'does not reproduce</span><span class="ntpnb-badge-kind">a counterexample</span></span> a finding'
         in b11
     )
     finding = "local correlation: 0.9860 at the one seed, against the paper's \\> 0.99"

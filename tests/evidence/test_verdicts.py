@@ -166,8 +166,8 @@ def test_a_finding_decided_at_each_seed_must_hold_at_every_seed_to_be_establishe
     v = verdict_of(held[0], record(1, check("finding", passed=False)), held[2])
     assert v.verdict == NOT_ESTABLISHED
     assert (
-        v.phrase
-        == "not established (a finding not established): a finding not established at 2 of 3 seeds (fails at 1)"
+        v.phrase == "not established (a finding not established): a finding not established at 2 of 3 seeds "
+        "(fails at 1)"
     )
     assert v.reasons == ("finding not established: x > 0 (ours [0, 2] at 2 of 3 seeds (fails at 1))",)
 
@@ -256,7 +256,8 @@ def test_a_statistical_check_is_decided_pooled_and_shows_no_count_of_seeds():
     v = sweep_verdicts(["B11"], [sweep(*books)])["B11"]
     assert v.verdict == NOT_REPRODUCED
     assert v.phrase == (
-        "does not reproduce (the paper's value is missed): a finding established on 500 trials pooled over 5 seeds"
+        "does not reproduce (the paper's value is missed): a finding established on 500 trials pooled "
+        "over 5 seeds"
     )
     assert v.findings == (
         "mean corr: 0.9870 ± 0.0009 on 500 trials pooled over 5 seeds, against the paper's > 0.99",
