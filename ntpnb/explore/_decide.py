@@ -1,15 +1,17 @@
 """The map of each check across a grid: its values, the share of seeds passing, the decision at each point.
 
 A check is matched across the seeds and the points by its claim, kind, protocol and what it
-measures, as a sweep matches it (:func:`ntpnb.evidence._verdicts.keyed`), and :func:`check_maps` gives
+measures, as a sweep matches it (:func:`ntpnb.evidence._series.keyed`), and :func:`check_maps` gives
 each one's map (:class:`CheckMap`): its values at every point and seed, the share of seeds at which
 it passes, the decision at each point and its boundaries (:mod:`._boundaries`).
 
-The decision at a point is the book's verdict rule (:class:`ntpnb.evidence._verdicts.Series`): a
-check decided at each seed holds where it holds at every seed; a statistical or count check is
+The decision at a point is the evidence's (:meth:`ntpnb.evidence._series.Series.point_decision`):
+a check decided at each seed holds where it holds at every seed; a statistical or count check is
 decided on its trials pooled over the seeds; a seed-independent check once. A point is
 undecided (None) where a seed's run is missing or did not complete (unless a check decided at
-each seed already fails at a seed that ran), or where the pooled sample cannot decide.
+each seed already fails at a seed that ran), where the pooled sample cannot decide, or where a
+bound's estimate lies within its test's noise (a map shades a change of decision only where
+both sides are settled).
 """
 
 from __future__ import annotations
