@@ -444,7 +444,7 @@ def claim_card(pages: TreePages, cid: str, spec: ClaimSpec) -> list[str]:
     if verdict.why and verdict.why not in verdict.reasons and not any(verdict.why in d for d in said):
         fields.append(("Ours", [escape_markdown(verdict.why)]))
     if verdict.protocols:
-        fields.append(("Protocols", ["", *_protocols(verdict)]))
+        fields.append(("Protocols", _protocols(verdict)))
     if verdict.checks:
         fields.append(("Checks", _evidence(verdict)))
     for attribute, name in SENTENCES:

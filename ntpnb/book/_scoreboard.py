@@ -36,8 +36,10 @@ SCOREBOARD_FILE = "verdicts.json"
 CHAPTERS = "outputs/notebooks/"
 #: The report's page, where each claim has its card.
 REPORT = "outputs/report"
-#: The directive that shows every claim's badge (filled in once every chapter's sections are known).
+#: The directive that shows both papers' verdicts at a glance (filled in once every chapter's
+#: sections are known), and the one that lists every claim in plain words with its badge.
 DIRECTIVE = "ntpnb-scoreboard"
+CLAIMS_DIRECTIVE = "ntpnb-claims"
 #: What each paper is about, in the headings of the scoreboard, the report and the claims page.
 PAPER_TOPICS: Mapping[str, str] = {"A": "linear decoder", "B": "one-layer self-attention"}
 
@@ -227,9 +229,11 @@ def _fill(app: Sphinx, doctree: nodes.document, fromdoc: str) -> None:
             node.replace_self(
                 nodes.paragraph(text="No run has recorded a verdict yet: run `ntpnb reproduce`.")
             )
+        for node in placeholders(doctree, CLAIMS_DIRECTIVE):
+            node.replace_self(nodes.paragraph(text=""))
         return
     data = json.loads(path.read_text(encoding="utf-8"))
-    papers = []  # the introduction's: each paper at a glance, then its claims in plain words
+    papers = []  # the introduction's: each paper at a glance; each paper's claims in plain words
     for paper, topic in data["papers"].items():
         claims = [(c, _card_uri(app, fromdoc, c)) for c in data["claims"] if c["paper"] == paper]
         papers.append(
@@ -240,9 +244,10 @@ def _fill(app: Sphinx, doctree: nodes.document, fromdoc: str) -> None:
                 "claims": claims_html([(c, card, None) for c, card in claims]),
             }
         )
-    scoreboard = render_inline("scoreboard.html", papers=papers)
-    for node in placeholders(doctree, DIRECTIVE):
-        node.replace_self(nodes.raw("", scoreboard, format="html"))
+    for directive, template in ((DIRECTIVE, "scoreboard.html"), (CLAIMS_DIRECTIVE, "claims_by_paper.html")):
+        drawn = render_inline(template, papers=papers)
+        for node in placeholders(doctree, directive):
+            node.replace_self(nodes.raw("", drawn, format="html"))
     for notebook, page in _chapter_pages(doctree, fromdoc):  # the claims each chapter checks
         if row := _chapter_claims(app, fromdoc, data, notebook):
             _under_title(page, row)
@@ -251,5 +256,6 @@ def _fill(app: Sphinx, doctree: nodes.document, fromdoc: str) -> None:
 def setup(app: Sphinx) -> None:
     """Register the scoreboard directive, the badges' stylesheet and the step that draws them."""
     app.add_directive(DIRECTIVE, Placeholder)
+    app.add_directive(CLAIMS_DIRECTIVE, Placeholder)
     app.add_css_file("ntpnb-verdicts.css")
     app.connect("doctree-resolved", _fill)

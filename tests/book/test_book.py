@@ -16,6 +16,7 @@ import pytest
 
 from ntpnb.book._trees import chapter_label
 from ntpnb.evidence._registry import CLAIMS, MAPS
+from ntpnb.evidence._vocabulary import REPRODUCED
 from ntpnb.records._cache import output_digests
 from ntpnb.records._manifest import load_manifest, write_manifest
 
@@ -405,6 +406,13 @@ _BADGE = re.compile(
 )
 
 
+#: A chip of the introduction's glance: its claim id and its kind ("" for none).
+_CHIP = re.compile(
+    r'class="ntpnb-chip"[^>]*><span class="ntpnb-chip-id">([AB]\d+)</span>'
+    r'(?: <span class="ntpnb-chip-kind">([^<]*)</span>)?'
+)
+
+
 def _badges(page: Path) -> dict[str, tuple[str | None, str, str]]:
     """Claim id -> (link, title, verdict) of every verdict badge of a built page."""
     return {m[3]: (m[1] or None, m[2], m[4]) for m in _BADGE.findall(page.read_text())}
@@ -428,6 +436,12 @@ def test_the_scoreboard_opens_the_introduction_and_each_chapter_with_the_reports
         assert parts.fragment == verdicts[cid]["card"] and parts.fragment in cards, link
     intro_text = html_unescape(re.sub(r"<[^>]+>", "", intro_page.read_text()))
     assert all(CLAIMS[cid].short in intro_text for cid in CLAIMS)  # on the page, not on hover only
+    # at a glance: every claim a chip under its verdict, each verdict but reproduced with its kind
+    chips = dict(_CHIP.findall(intro_page.read_text()))
+    assert set(chips) == set(CLAIMS)
+    for cid, kind in chips.items():
+        assert html_unescape(kind) == verdicts[cid]["kind"], cid
+        assert bool(kind) == (verdicts[cid]["verdict"] != REPRODUCED), cid
     text = html_unescape(re.sub(r"<[^>]+>", "", report.read_text())).replace("\u2019", "'")  # smart quotes
     for cid, claim in verdicts.items():  # the report says the same words, beside its badge
         basis = claim["phrase"].removeprefix(claim["verdict"]).removeprefix(": ")

@@ -54,6 +54,8 @@ FITTING_WIDTHS = (1366, 1920, "print")
 MAX_REPORT_HEIGHT = {1366: 12_000, 390: 25_000}
 #: The first screen of a laptop and of a phone, by width: the introduction's scoreboard starts in it.
 FIRST_SCREEN = {1366: 768, 390: 844}
+#: Where both papers' verdicts at a glance must end on the introduction at WIDTH (1366 px).
+GLANCE_SCREEN = 900
 #: A chapter reads as a lecture: its page at most MAX_CHAPTER_HEIGHT px tall at WIDTH with every
 #: block closed, and no stray output (a cell whose last expression left a bare True or False).
 MAX_CHAPTER_HEIGHT = 15_000
@@ -269,15 +271,15 @@ LAYOUT = """() => {
         }
     }
     const figure = [...main.querySelectorAll('figure, img')].find(e => e.checkVisibility());
-    const board = document.querySelector('.ntpnb-scoreboard');
-    const first = board && [...board.querySelectorAll('.ntpnb-badge, .ntpnb-short')].slice(0, 2);
+    const glance = document.querySelector('.ntpnb-glance-papers');
+    const chips = glance ? [...glance.querySelectorAll('.ntpnb-chip')] : [];
     return {
         height: document.documentElement.scrollHeight,
         broken,
         punctuationStarts,
         firstFigure: figure ? figure.getBoundingClientRect().top + window.scrollY : null,
-        scoreboard: first && first.length ? Math.max(...first.map(
-            e => e.getBoundingClientRect().bottom + window.scrollY)) : null,
+        scoreboard: chips.length ? chips[0].getBoundingClientRect().bottom + window.scrollY : null,
+        glance: glance ? glance.getBoundingClientRect().bottom + window.scrollY : null,
     };
 }"""
 
@@ -493,15 +495,22 @@ def test_no_line_starts_with_the_punctuation_that_closes_the_line_before_on_any_
     assert not starts, listed(starts)
 
 
-def test_the_introduction_opens_with_every_claims_short_statement_and_verdict(visited):
+def test_the_introductions_first_screen_shows_both_papers_verdicts_and_every_claim_below(visited):
+    """At 1366 px both papers' verdicts at a glance end within the first GLANCE_SCREEN px; on a
+    phone the first claim's verdict is on the first screen; every short statement is on the page."""
     intro = visited["book/intro.html"]
     for width, screen in FIRST_SCREEN.items():
         bottom = intro["layout"][width]["scoreboard"]
         assert bottom is not None and bottom <= screen, (
             width,
             bottom,
-            "the scoreboard is below the first screen",
+            "the verdicts are below the first screen",
         )
+    glance = intro["layout"][WIDTH]["glance"]
+    assert glance is not None and glance <= GLANCE_SCREEN, (
+        glance,
+        "both papers' verdicts do not fit the first screen",
+    )
     missing = [cid for cid, spec in CLAIMS.items() if spec.short not in intro["text"]]
     assert not missing, f"the introduction does not show the short statements of {missing}"
 

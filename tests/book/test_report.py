@@ -431,8 +431,7 @@ def test_a_card_shows_each_field_of_the_verdict_in_its_own_words(run):
     tree = dataclasses.replace(tree, results={**tree.results, "A1": verdict})
     card = "\n".join(claim_card(tree, "A1", CLAIMS["A1"]))
     assert (
-        "\nProtocols\n: \n  - \\[authors' loss\\] the loss the authors' code trains: *reproduced: holds"
-        in card
+        "\nProtocols\n: - \\[authors' loss\\] the loss the authors' code trains: *reproduced: holds" in card
     )
     assert (
         "\n  - \\[paper's loss\\] the loss the paper states: *does not reproduce: contradicted*; corr: 0.94\n"
@@ -469,7 +468,7 @@ def test_a_claim_with_protocols_shows_each_protocols_verdict_on_its_card_and_its
     # decided as the paper states it (its loss); the authors' code's loss explains it
     assert "the evidence holds at no seed</span></span> the evidence fails at the one seed" in card
     papers, authors = (f"\\[{key}\\] {words}" for key, words in CLAIMS["B10"].protocols.items())
-    assert f"\nProtocols\n: \n  - {papers}: *check failed (the evidence holds at no seed): " in card
+    assert f"\nProtocols\n: - {papers}: *check failed (the evidence holds at no seed): " in card
     assert f"\n  - {authors}: *reproduced: holds at the one seed*" in card
     assert card.count('class="ntpnb-badge ') == 1
     assert "\nExplanation\n: under \\[authors' loss\\] (the loss the authors' code trains" in card
