@@ -475,3 +475,33 @@ def test_no_verdict_pairs_a_negative_word_with_n_of_n(built_book):
             for cell in row.split("|"):
                 full = re.search(r"\b(\d+) of \1 seeds?\b", cell)
                 assert not (full and negative.search(cell)), (name, cell)
+
+
+#: A number as a page writes it: a sign, digits, a decimal part, an exponent; a percentage.
+_NUMBER = re.compile(r"(?<![\w.])[-−]?\d+(?:\.\d+)?(?:e[+-]?\d+)?%?")
+
+
+def _page_text(page: Path) -> str:
+    """A built page's text: tags dropped, entities read, white space folded."""
+    return " ".join(html_unescape(re.sub(r"<[^>]+>", " ", page.read_text())).split())
+
+
+def test_every_number_of_a_summary_row_is_the_number_its_chapters_show(built_book):
+    """Each summary row's numbers, rounded as the report shows them, stand on each chapter page that
+    checks the claim: the chapter says the same numbers for the same instance and seeds."""
+    html = built_book / "_build" / "html"
+    data = json.loads((built_book / "outputs" / "verdicts.json").read_text())
+    report = (built_book / "outputs" / "report.md").read_text()
+    checked = 0
+    for claim in data["claims"]:
+        notebooks = dict.fromkeys(s["notebook"] for s in claim["sections"])
+        if not claim["summary"] or not notebooks:
+            continue
+        row = next(line for line in report.splitlines() if line.startswith(f"| [**{claim['id']}**]"))
+        numbers = set(_NUMBER.findall(row.rsplit(" | ", 1)[1]))
+        for notebook in notebooks:
+            text = _page_text(html / "outputs" / "notebooks" / f"{notebook}.html")
+            missing = sorted(n for n in numbers if not re.search(rf"(?<![\w.]){re.escape(n)}(?![\d])", text))
+            assert not missing, (claim["id"], notebook, missing)
+            checked += 1
+    assert checked >= 10  # the quick book's claims that a chapter sums up
