@@ -87,7 +87,9 @@ def outcomes_of_tree(tree: Path) -> list[SeedOutcome]:
 
 
 def verdicts_of_tree(tree: Path) -> dict[str, tuple[str, str]]:
-    """Each claim's verdict over the seeds of an output tree, as its report decides it: ``(verdict, why)``.
+    """Each claim's verdict with its kind over the seeds of an output tree, as its report decides it.
+
+    ``(verdict (kind), why)``: the verdict as :attr:`~ntpnb.evidence._verdicts.Verdict.named` says it.
 
     The seeds are pooled as the book pools its own (:func:`~ntpnb.evidence._verdicts.sweep_verdicts`),
     so a verdict here is the one the report would give had the book run at these seeds.
@@ -95,19 +97,22 @@ def verdicts_of_tree(tree: Path) -> dict[str, tuple[str, str]]:
     from ntpnb.book import read_tree
     from ntpnb.chapter import output_tree
 
-    return {cid: (v.verdict, v.why) for cid, v in read_tree(output_tree(tree)).results.items()}
+    return {cid: (v.named, v.why) for cid, v in read_tree(output_tree(tree)).results.items()}
 
 
 def book_verdicts(path: Path) -> dict[str, str]:
-    """The verdicts of the book's own run (its ``verdicts.json``), or none where it has not run.
+    """The verdicts with their kinds of the book's run (its ``verdicts.json``), or none where it has not run.
 
-    A file that is not a list of claims with an id and a verdict is named, not trusted.
+    A file that is not a list of claims with an id and a verdict is named, not trusted; a claim
+    without a kind (a book of an earlier version) is its verdict alone.
     """
+    from ntpnb.evidence._vocabulary import verdict_words
+
     if not path.is_file():
         return {}
     try:
         claims = json.loads(path.read_text(encoding="utf-8"))["claims"]
-        return {str(c["id"]): str(c["verdict"]) for c in claims}
+        return {str(c["id"]): verdict_words(str(c["verdict"]), str(c.get("kind", ""))) for c in claims}
     except (ValueError, KeyError, TypeError) as exc:
         what = "the book's verdicts (a list of claims with id and verdict)"
         raise SystemExit(f"{path} is not {what}: {exc}") from None
@@ -187,7 +192,7 @@ def format_verdicts(verdicts: Mapping[str, tuple[str, str]], book: Mapping[str, 
     ]
     if book:
         same = sum(book.get(cid) == verdict for cid, (verdict, _) in verdicts.items())
-        lines += ["", f"The same verdict for {same} of {len(verdicts)} claims."]
+        lines += ["", f"The same verdict and kind for {same} of {len(verdicts)} claims."]
     return "\n".join(lines) + "\n"
 
 

@@ -537,15 +537,20 @@ def test_the_any_seed_verdicts_stand_beside_the_books_and_count_the_agreements(t
 
     from benchmarks import seeds
 
-    verdicts = {"A1": ("reproduced", "why A1"), "B2": ("reproduced with a qualification", "why B2")}
+    qualified = "reproduced with a qualification (a stated limit of the evidence)"
+    verdicts = {"A1": ("reproduced", "why A1"), "B2": (qualified, "why B2"), "B3": (qualified, "why B3")}
     book = tmp_path / "verdicts.json"
-    book.write_text(
-        json.dumps({"claims": [{"id": "A1", "verdict": "reproduced"}, {"id": "B2", "verdict": "x"}]})
-    )
+    claims = [
+        {"id": "A1", "verdict": "reproduced", "kind": ""},
+        {"id": "B2", "verdict": "reproduced with a qualification", "kind": "a stated limit of the evidence"},
+        {"id": "B3", "verdict": "reproduced with a qualification", "kind": "an asymptotic statement checked"},
+    ]
+    book.write_text(json.dumps({"claims": claims}))
     table = seeds.format_verdicts(verdicts, seeds.book_verdicts(book), "100-119")
     assert "| A1 | reproduced | reproduced | why A1 |" in table
-    assert "| B2 | reproduced with a qualification | x | why B2 |" in table
-    assert "The same verdict for 1 of 2 claims." in table
+    assert f"| B2 | {qualified} | {qualified} | why B2 |" in table
+    assert "| B3 | reproduced with a qualification (a stated limit" in table  # the same verdict, not kind
+    assert "The same verdict and kind for 2 of 3 claims." in table
     alone = seeds.format_verdicts(verdicts, seeds.book_verdicts(tmp_path / "absent.json"), "100-119")
     assert "| claim | seeds 100-119 | why |" in alone and "the book's run" not in alone
     book.write_text('{"claims": [{"verdict": "reproduced"}]}')  # no id
@@ -560,7 +565,8 @@ def test_structure_measures_code_lines_private_imports_and_unused_parameters(tmp
     (tmp_path / "ntpnb").mkdir()
     (tmp_path / "benchmarks").mkdir()
     (tmp_path / "notebooks").mkdir()
-    (tmp_path / "ntpnb" / "cli.py").write_text("from .a import used\n")
+    (tmp_path / "ntpnb" / "cli").mkdir()  # the command line names it: a user's name
+    (tmp_path / "ntpnb" / "cli" / "_main.py").write_text("from ..a import used\n")
     (tmp_path / "ntpnb" / "a.py").write_text(
         '"""Module."""\n\nfrom .b import _hidden\n\n\n'
         'def used(x, y, _z):\n    """Doc.\n\n    More doc.\n    """\n    # a comment\n\n    return x\n\n\n'
@@ -611,3 +617,23 @@ def test_the_package_keeps_its_layering_rules():
     root = Path(__file__).resolve().parents[1]
     assert structure.import_cycles(root) == []
     assert structure.private_imports(root) == []
+
+
+def test_structure_counts_a_chapters_calls_into_the_science_and_the_machinery(tmp_path):
+    from benchmarks import structure
+
+    (tmp_path / "notebooks").mkdir()
+    (tmp_path / "notebooks" / "01_x.md").write_text(
+        "---\njupytext:\n  text_representation:\n    extension: .md\n    format_name: myst\n"
+        "    format_version: 0.13\nkernelspec:\n  display_name: Python 3\n  language: python\n"
+        "  name: python3\n---\n\n# X\n\n"
+        "```{code-cell} ipython3\nimport numpy as np\nimport ntpnb as ntp\n"
+        "from ntpnb import attention as att\nfrom ntpnb.chapter import ClaimLog, glue_number\n"
+        "claims = ClaimLog('01_x', 'quick')\n```\n\n"
+        "```{code-cell} ipython3\n---\ntags: [hide-input]\n---\n"
+        "w = ntp.ntp_svm(att.trial_data(3))\nclaims.check('A1', 'x', np.max(w), '>', 0)\n"
+        "glue_number('x', 1.0)\n```\n"
+    )
+    (calls,) = structure.notebook_calls(tmp_path)
+    assert calls == structure.ChapterCalls("01_x", science=2, machinery=3, checks=1, glue=1)
+    assert calls.machinery_share == 0.6  # numpy's call is neither
