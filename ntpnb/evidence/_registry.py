@@ -462,8 +462,11 @@ def paper_value(claim_id: str, name: str) -> float:
 class MapSpec:
     """One map beyond a paper's setting (chapter 8): a measurement, never a verdict of a claim.
 
-    A chapter records a map's numbers under its id (``claims.check("M1", ...)``) as sanity checks
-    or measurements only (:data:`MAP_KINDS`); they count in no verdict and no scoreboard.
+    A map is a grid of a chapter's parameters with the checks measured at each point, as
+    :mod:`ntpnb.explore` runs and draws any grid; this entry and one measure (the callable run at
+    each point, :mod:`ntpnb.explore._beyond_maps`) make one. A chapter records a map's numbers
+    under its id (``claims.check("M1", ...)``) as sanity checks or measurements only
+    (:data:`MAP_KINDS`); they count in no verdict and no scoreboard.
     """
 
     #: ``M1``, ``M2``, ...

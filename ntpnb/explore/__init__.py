@@ -1,5 +1,10 @@
 """Grids of a chapter's settings and maps of where its checks hold across them.
 
+One word, one thing: a *map* is a grid of a chapter's parameters with the checks measured at each
+point (what ``ntpnb explore`` draws, and what chapter 8's M1-M5 are: each a registry entry,
+:class:`~ntpnb.evidence._registry.MapSpec`, and one *measure*, run at each point); a *check's map*
+(:class:`CheckMap`) is one check across that grid, the figure a map is drawn in.
+
 :mod:`._grid`: the axes and points of a grid, read from ``-p`` and checked in their domains;
 :mod:`._results`: a grid's results, run in process; :mod:`._read`: an explore tree's results, verified;
 :mod:`._decide`: the map of every check (values, pass shares, the book's decision at each point);
