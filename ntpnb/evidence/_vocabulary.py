@@ -235,6 +235,8 @@ def how_tested(sample: Sample, kind: str, relation: str) -> str:
     if sample.test == "mean_quantile":
         central = f"{1 - sample.level:.0%}"
         return f"inside the central {central} of our means of {sample.trials} trials"
+    if sample.test == "rate" and relation == "==" and not sample.establishes(kind):
+        return "on the count of trials: any one is a counterexample"
     if sample.establishes(kind) or relation not in (*BOUNDS, "~"):
         return f"to be established by a one-sided {level} {sample.test} test"
     if relation in BOUNDS:

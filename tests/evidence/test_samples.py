@@ -472,3 +472,13 @@ def test_a_requirement_says_how_a_check_is_tested_never_how_it_came_out(test, ki
     words = requirement_words(relation, 0.5, 0.0, sample, kind)
     for outcome in OUTCOMES:
         assert f" {outcome}" not in f" {words}".replace("to be established", "")
+
+
+def test_a_rate_that_must_be_zero_is_tested_on_its_count():
+    never = sample_of("rate", [0] * 900)
+    assert requirement_words("==", 0.0, 0.0, never, "claim") == (
+        "== 0 (on the count of trials: any one is a counterexample)"
+    )
+    assert never.decide("==", 0.0, 0.0, "claim") and not sample_of("rate", [0] * 899 + [1]).decide(
+        "==", 0.0, 0.0, "claim"
+    )
