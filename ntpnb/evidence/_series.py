@@ -133,8 +133,8 @@ class Series:
 
     def certainty(self) -> str:
         """How sure a bound's decision is: ``"contradicted at the 1% level"`` ("" for another check)."""
-        if not self.bound:
-            return ""
+        if not self.bound or self.pooled_sample.establish:  # type: ignore[union-attr]
+            return ""  # a difference to establish: its outcome says how sure it is
         return certainty_words(self.pooled_sample, self.first.relation, self.target)  # type: ignore[arg-type]
 
     @property

@@ -43,7 +43,6 @@ from ._series import Series, Sweep, series_of, statements_across
 from ._vocabulary import (
     BY_CONSTRUCTION,
     CHECK_FAILED,
-    CONSISTENT,
     COUNTEREXAMPLE,
     EVIDENCE_NOWHERE,
     FAILS_AS_STATED,
@@ -403,16 +402,14 @@ def _overstated(shortfalls: Sequence[Series], every: Sequence[Series], authors: 
         artifact = twin.first.artifact
         if _on_side(artifact.value, s.first.relation, s.target):  # type: ignore[union-attr]
             return ()
-        theirs = "" if twin is s else f" under [{twin.protocol}], as their code runs it: {twin.quote()}"
-        sentences.append(
-            f"{s.sentence()}: {MISSED_BY_FIGURE}, {artifact.source}: {artifact.shown}, "  # type: ignore[union-attr]
-            f"{CONSISTENT} with ours{theirs}"
-        )
+        theirs = "" if twin is s else f" under [{twin.protocol}], as their code runs it ({twin.quote()})"
+        figure = f"{artifact.source}: {artifact.shown}"  # type: ignore[union-attr]
+        sentences.append(f"{s.sentence()}: {MISSED_BY_FIGURE} ({figure}), and ours agrees with it{theirs}")
     return tuple(sentences)
 
 
 #: The words that say a bound the paper's text states is missed by its own figure too.
-MISSED_BY_FIGURE = "missed by the paper's own figure too"
+MISSED_BY_FIGURE = "the paper's own figure misses it too"
 
 
 def _qualified_kind(overstated: bool, undecided: bool, quals: Sequence[Qualification]) -> str:
@@ -481,8 +478,8 @@ def _decide(
         else ""
     )
     if overstated:
-        missed = listed(f"{s.outcome} {s.decided}" for s in shortfalls)
-        basis = f"{basis}; its bound {missed}, as the paper's own figure" if basis else f"its bound {missed}"
+        missed = f"the text's bound is {_shortfall_basis(shortfalls)}, as by the paper's own figure"
+        basis = f"{missed}; the other evidence {basis}" if basis else missed
     if len(holding) < len(seeds) and per_seed:
         failures = tuple(_failure(s) for s in per_seed if s.failed_seeds)
         return _Decision(PARTIAL, basis, failures[0], failures, (), texts, kind=SOME_SEEDS, deciding=failures)
