@@ -311,10 +311,8 @@ def test_an_artifact_explains_a_finding_and_qualifies_a_bound_only_its_own_figur
     (evidence,) = v.evidence
     assert evidence.outcome == "missed"
     (deciding,) = v.deciding
-    assert (
-        "the paper's own figure misses it too (the authors' stored Fig. 6a (figures/x.pdf): 0.9866), and ours agrees"
-        in deciding
-    )
+    figure = "the authors' stored Fig. 6a (figures/x.pdf): 0.9866"
+    assert f"the paper's own figure misses it too ({figure}), and ours agrees" in deciding
     assert not any("0.9866" in note for note in v.notes)  # said once, where it decides
     # an artifact that meets the bound our estimate misses: the text is ours to miss, not overstated
     met = Artifact("the authors' stored Fig. 6a (figures/x.pdf)", 0.9905, trials=100, precision=0.004)
