@@ -3,7 +3,8 @@
 Summaries of the sweeps of :mod:`ntpnb._parallel`: Wilson intervals, where a curve crosses a
 level (bracketed by Wilson intervals, or with a bootstrap error over whole nested draws), the
 drift of such a threshold with size, a goodness-of-fit test with a simulated null distribution,
-the bootstrap of a heavy-tailed mean, Fisher's exact test and the exact test of a trend in rates.
+the bootstrap of a heavy-tailed mean, Fisher's exact test, and the exact test of a trend in rates
+with its power.
 
 The statistical claim checks built on them (a :class:`~ntpnb.evidence._samples.Sample` tested at each seed
 and pooled over a sweep) are :mod:`ntpnb.evidence._samples`.
@@ -310,6 +311,33 @@ def _compositions(trials: np.ndarray, total: int) -> tuple[np.ndarray, np.ndarra
     return ks, logw
 
 
+def _trend_design(trials: Sequence[int], scores: Sequence[float]) -> tuple[np.ndarray, np.ndarray]:
+    """The trials and scores of a trend test's groups, validated (see :func:`trend_pvalue`)."""
+    n = np.array([as_count(x, "trials") for x in as_ordered(trials, "trials")])
+    s = as_float_array(as_ordered(scores, "scores"), "scores", 1)
+    if n.size != s.size or n.size < 2:
+        raise InvalidDataError(f"need at least two groups, one score each, got {n.size} and {s.size}")
+    if np.ptp(s) == 0:
+        raise InvalidDataError("the scores are all equal: no trend to test")
+    return n, s
+
+
+def _trend_null(trials: np.ndarray, scores: np.ndarray, total: int) -> tuple[np.ndarray, np.ndarray]:
+    """The exact null distribution of ``T = sum_g scores_g k_g`` given ``total`` events.
+
+    Its values and their probabilities, one per composition of ``total`` into the groups
+    (multivariate hypergeometric weights).
+    """
+    ks, logw = _compositions(trials, total)
+    return ks @ scores, np.exp(logw - scipy.special.logsumexp(logw))
+
+
+def _upper_tail(values: np.ndarray, probs: np.ndarray, observed: float) -> float:
+    """``P(T >= observed)`` under the null of :func:`_trend_null` (ties within ``PVALUE_TIE_RTOL``)."""
+    extreme = values >= observed - settings.PVALUE_TIE_RTOL * max(1.0, abs(observed))
+    return float(min(1.0, probs[extreme].sum()))
+
+
 def trend_pvalue(successes: Sequence[int], trials: Sequence[int], scores: Sequence[float]) -> float:
     """One-sided p-value of an increasing trend of a rate in ``scores``: the exact Cochran-Armitage test.
 
@@ -328,20 +356,75 @@ def trend_pvalue(successes: Sequence[int], trials: Sequence[int], scores: Sequen
         equal.
     """
     k = np.array([as_count(x, "successes", minimum=0) for x in as_ordered(successes, "successes")])
-    n = np.array([as_count(x, "trials") for x in as_ordered(trials, "trials")])
-    s = as_float_array(as_ordered(scores, "scores"), "scores", 1)
-    if not k.size == n.size == s.size or k.size < 2:
+    n, s = _trend_design(trials, scores)
+    if k.size != n.size:
         raise InvalidDataError(
-            "need at least two groups and one count of events, trials and score each, got "
-            f"{k.size}, {n.size}, {s.size}"
+            f"need at least two groups, one count of events each, got {k.size} for {n.size}"
         )
     if np.any(k > n):
         raise InvalidDataError(f"a group has more events than trials: {k.tolist()} of {n.tolist()}")
-    if np.ptp(s) == 0:
-        raise InvalidDataError("the scores are all equal: no trend to test")
-    ks, logw = _compositions(n, int(k.sum()))
-    t = ks @ s
-    observed = float(s @ k)
-    probs = np.exp(logw - scipy.special.logsumexp(logw))
-    extreme = t >= observed - settings.PVALUE_TIE_RTOL * max(1.0, abs(observed))
-    return float(min(1.0, probs[extreme].sum()))
+    return _upper_tail(*_trend_null(n, s, int(k.sum())), float(s @ k))
+
+
+def event_trend_pvalue(events: Sequence[float], covariates: Sequence[float]) -> float:
+    """:func:`trend_pvalue` of 0/1 events, one per trial, against each trial's covariate.
+
+    The trials are grouped by the distinct values of ``covariates``, each group's score its
+    value: the exact test of a rate rising with the covariate, conditional on the total of
+    events (a permutation test of the events over the trials, computed exactly). Trials of several
+    seeds pool by concatenation, so that one test decides on all of them.
+
+    Raises
+    ------
+    InvalidDataError
+        If ``events`` is not a 1-D sequence of 0s and 1s, ``covariates`` not one finite number
+        per event, or the covariates take fewer than two values.
+    """
+    y = as_float_array(as_ordered(events, "events"), "events", 1)
+    x = as_float_array(as_ordered(covariates, "covariates"), "covariates", 1)
+    if not np.all((y == 0) | (y == 1)):
+        raise InvalidDataError("events must be 0 or 1, one per trial (whether the event happened)")
+    if x.shape != y.shape:
+        raise InvalidDataError(f"need one covariate per event, got {x.size} for {y.size} events")
+    values, group = np.unique(x, return_inverse=True)
+    if values.size < 2:
+        raise InvalidDataError(f"the covariates take {values.size} value(s): a trend needs at least two")
+    successes = np.bincount(group, weights=y, minlength=values.size).round().astype(np.int64)
+    return trend_pvalue(successes, np.bincount(group, minlength=values.size), values)
+
+
+def trend_power(
+    rates: Sequence[float],
+    trials: Sequence[int],
+    scores: Sequence[float],
+    level: float,
+    rng: int | np.random.Generator,
+    n_sim: int = 2000,
+) -> float:
+    """The power of :func:`trend_pvalue` at ``level`` against the rates ``rates``, by simulation.
+
+    The fraction of ``n_sim`` simulated data sets (group ``g``: ``Binomial(trials[g], rates[g])``
+    events) whose p-value is below ``level``; its Monte Carlo standard error is
+    ``sqrt(power (1 - power) / n_sim)``. The null distribution is computed once per total of
+    events.
+
+    Raises
+    ------
+    InvalidDataError
+        On rates outside [0, 1] or of another length than ``trials``, a ``level`` outside (0, 1),
+        bad counts or scores (see :func:`trend_pvalue`), a bad ``n_sim`` or ``rng``.
+    """
+    p = as_float_array(as_ordered(rates, "rates"), "rates", 1)
+    n, s = _trend_design(trials, scores)
+    if p.shape != n.shape or np.any((p < 0) | (p > 1)):
+        raise InvalidDataError(f"need one rate in [0, 1] per group, got {p.tolist()} for {n.size} groups")
+    if not (is_real(level) and 0 < level < 1):
+        raise InvalidDataError(f"level must be a number in (0, 1), got {level!r}")
+    n_sim = as_count(n_sim, "n_sim")
+    counts = as_generator(rng, "rng").binomial(n, p, size=(n_sim, n.size))
+    rejected = 0
+    for total in np.unique(counts.sum(axis=1)):
+        null = _trend_null(n, s, int(total))
+        rows = counts[counts.sum(axis=1) == total]
+        rejected += sum(_upper_tail(*null, float(s @ row)) < level for row in rows)
+    return rejected / n_sim

@@ -17,10 +17,12 @@ from ntpnb._statistics import (
     binomial_deviance,
     crossing,
     crossing_interval,
+    event_trend_pvalue,
     finite_size_fit,
     fisher_pvalue,
     threshold_crossing_bootstrap,
     threshold_gof_pvalue,
+    trend_power,
     trend_pvalue,
     wilson_interval,
 )
@@ -423,6 +425,80 @@ def test_trend_pvalue_is_valid_under_the_null():
 def test_trend_pvalue_bad_input(successes, trials, scores, message):
     with pytest.raises(InvalidDataError, match=message):
         trend_pvalue(successes, trials, scores)
+
+
+def test_event_trend_pvalue_groups_the_trials_by_their_covariate_and_agrees_with_a_permutation_test():
+    # trials in any order, groups of unequal sizes: the exact test of the grouped counts
+    rng = np.random.default_rng(7)
+    x = rng.permutation(np.repeat(np.log([4.0, 16.0, 32.0]), [40, 25, 35]))
+    y = (rng.random(x.size) < np.where(x > 2, 0.2, 0.05)).astype(float)
+    scores = np.unique(x)
+    counts = [int(y[x == v].sum()) for v in scores]
+    sizes = [int(np.sum(x == v)) for v in scores]
+    p = event_trend_pvalue(y, x)
+    assert p == trend_pvalue(counts, sizes, scores)
+    # a second method: the permutation test of the events over the trials, to its Monte Carlo error
+    mc = permutation_test(
+        (y,),
+        lambda v: x @ v,
+        permutation_type="pairings",
+        n_resamples=40_000,
+        alternative="greater",
+        random_state=1,
+    ).pvalue
+    assert p == pytest.approx(mc, abs=4 * np.sqrt(mc * (1 - mc) / 40_000) + 1e-4)
+    # pooling two seeds' trials is the test on the concatenation
+    assert event_trend_pvalue(np.r_[y, y], np.r_[x, x]) < p
+
+
+@pytest.mark.parametrize(
+    ("events", "covariates", "message"),
+    [
+        ([0, 1, 2], [1, 2, 3], "0 or 1"),
+        ([0, 1, 1], [1, 2], "one covariate per event"),
+        ([0, 1, 1], [2, 2, 2], "at least two"),
+        ([0, 1], [1, np.nan], "finite"),
+    ],
+)
+def test_event_trend_pvalue_bad_input(events, covariates, message):
+    with pytest.raises(InvalidDataError, match=message):
+        event_trend_pvalue(events, covariates)
+
+
+def test_trend_power_agrees_with_the_exact_power_of_fishers_one_sided_test():
+    # two groups: the exact test is Fisher's one-sided test, whose power is a finite sum
+    n, rates, level = 30, (0.05, 0.3), 0.01
+    k = np.arange(n + 1)
+    pmf = [scipy.stats.binom.pmf(k, n, r) for r in rates]
+    exact = sum(
+        pmf[0][a] * pmf[1][b]
+        for a in k
+        for b in k
+        if fisher_exact([[a, n - a], [b, n - b]], alternative="less")[1] < level
+    )
+    power = trend_power(rates, [n, n], [0.0, 1.0], level, rng=3, n_sim=4000)
+    assert power == pytest.approx(exact, abs=4 * np.sqrt(exact * (1 - exact) / 4000))
+    # one rate for every group: the power is the test's size, at most the level
+    null = trend_power((0.2, 0.2, 0.2), [20, 20, 20], [1, 2, 3], 0.05, rng=4, n_sim=4000)
+    assert null <= 0.05 + 4 * np.sqrt(0.05 * 0.95 / 4000)
+    # more trials, more power
+    assert trend_power(
+        (0.01, 0.07, 0.12), [150] * 3, np.log([4, 16, 32]), 0.01, rng=5, n_sim=500
+    ) > trend_power((0.01, 0.07, 0.12), [50] * 3, np.log([4, 16, 32]), 0.01, rng=5, n_sim=500)
+
+
+@pytest.mark.parametrize(
+    ("rates", "trials", "level", "message"),
+    [
+        ((0.1, 1.2), [5, 5], 0.01, "rate in"),
+        ((0.1,), [5, 5], 0.01, "rate in"),
+        ((0.1, 0.2), [5, 5], 1.0, "level"),
+        ((0.1, 0.2), [5], 0.01, "at least two groups"),
+    ],
+)
+def test_trend_power_bad_input(rates, trials, level, message):
+    with pytest.raises(InvalidDataError, match=message):
+        trend_power(rates, trials, [1, 2][: len(trials)], level, rng=0)
 
 
 def _wilson_by_hand(k, n, confidence):
