@@ -8,7 +8,9 @@ import pytest
 
 import ntpnb as ntp
 from ntpnb import _optim as optim
+from ntpnb._statistics import trend_pvalue
 from ntpnb.attention._paper_experiments import acyclic_end, local_end
+from ntpnb.evidence._samples import Sample
 from ntpnb.explore import (
     AttentionSamplesMeasure,
     AttentionStepMeasure,
@@ -105,3 +107,20 @@ def test_the_attention_samples_measure_checks_each_loss_on_its_own_trials():
         assert nonempty.value == np.mean(direct.nonempty) and nonempty.target == 0.1
         assert dist.value == pytest.approx(np.mean(direct.dist_local), rel=1e-12) and dist.target == 0.1
     assert set(measure.runs) == {(4, loss) for loss in losses.values()}
+
+
+def test_the_attention_samples_measure_tests_the_rise_of_the_non_empty_rate_on_the_seeds_trials():
+    losses = {"authors' loss": "squared_softmax"}
+    protocol = dict(init="uniform", threshold=0.01, exclusion_band=0.001, step_eps=optim.AUTHORS_NGD_EPS)
+    measure = AttentionSamplesMeasure(
+        losses, FIG5, 3, 0.1, 20, (3, 4), protocol, required=0.9, empty_rate=0.1
+    )
+    pooled = measure.rise((4, 8), "squared_softmax", (3, 4))
+    assert pooled.test == "trend" and pooled.size == 12
+    # the seeds' samples one by one pool to the same trials, so to the same exact test
+    by_seed = Sample.pooled([measure.rise((4, 8), "squared_softmax", (s,)) for s in (3, 4)])
+    trials = [sorted(zip(s.covariates, s.values, strict=True)) for s in (by_seed, pooled)]
+    assert trials[0] == trials[1]
+    assert by_seed.trend_pvalue == pooled.trend_pvalue
+    events = [measure.trials(n, "squared_softmax").nonempty for n in (4, 8)]
+    assert pooled.trend_pvalue == trend_pvalue([int(e.sum()) for e in events], [6, 6], np.log([4, 8]))
