@@ -380,6 +380,18 @@ def test_fisher_pvalue_is_scipys_and_checks_its_counts():
         fisher_pvalue(1, 0, 1, 10)
 
 
+def _permutation_trend_pvalue(events, covariates, random_state):
+    """The second method: scipy's Monte Carlo permutation test of ``covariates @ events`` (40,000 draws)."""
+    return permutation_test(
+        (events,),
+        lambda v: covariates @ v,
+        permutation_type="pairings",
+        n_resamples=40_000,
+        alternative="greater",
+        random_state=random_state,
+    ).pvalue
+
+
 def test_trend_pvalue_is_fishers_one_sided_test_for_two_groups_and_a_permutation_tests_for_three():
     # two groups: the exact conditional test of a rise is Fisher's one-sided exact test
     for k1, k2 in ((1, 5), (4, 4), (7, 2)):
@@ -389,14 +401,7 @@ def test_trend_pvalue_is_fishers_one_sided_test_for_two_groups_and_a_permutation
     scores, counts, sizes = np.log([4.0, 16.0, 32.0]), [1, 3, 5], [20, 30, 50]
     x = np.repeat(scores, sizes)
     y = np.concatenate([np.r_[np.ones(k), np.zeros(n - k)] for k, n in zip(counts, sizes, strict=True)])
-    mc = permutation_test(
-        (y,),
-        lambda v: x @ v,
-        permutation_type="pairings",
-        n_resamples=40_000,
-        alternative="greater",
-        random_state=0,
-    ).pvalue
+    mc = _permutation_trend_pvalue(y, x, random_state=0)
     assert trend_pvalue(counts, sizes, scores) == pytest.approx(mc, abs=4 * np.sqrt(mc * (1 - mc) / 40_000))
     # a rise in a rate, a fall, and no events at all
     assert trend_pvalue([2, 10, 25], [30, 30, 30], [1, 2, 3]) < 1e-6
@@ -438,14 +443,7 @@ def test_event_trend_pvalue_groups_the_trials_by_their_covariate_and_agrees_with
     p = event_trend_pvalue(y, x)
     assert p == trend_pvalue(counts, sizes, scores)
     # a second method: the permutation test of the events over the trials, to its Monte Carlo error
-    mc = permutation_test(
-        (y,),
-        lambda v: x @ v,
-        permutation_type="pairings",
-        n_resamples=40_000,
-        alternative="greater",
-        random_state=1,
-    ).pvalue
+    mc = _permutation_trend_pvalue(y, x, random_state=1)
     assert p == pytest.approx(mc, abs=4 * np.sqrt(mc * (1 - mc) / 40_000) + 1e-4)
     # pooling two seeds' trials is the test on the concatenation
     assert event_trend_pvalue(np.r_[y, y], np.r_[x, x]) < p
