@@ -3,6 +3,7 @@ finite-size fits, binomial goodness of fit, bootstrap means, the exact trend tes
 
 from __future__ import annotations
 
+import itertools
 import math
 
 import numpy as np
@@ -407,6 +408,44 @@ def test_trend_pvalue_is_fishers_one_sided_test_for_two_groups_and_a_permutation
     assert trend_pvalue([2, 10, 25], [30, 30, 30], [1, 2, 3]) < 1e-6
     assert trend_pvalue([25, 10, 2], [30, 30, 30], [1, 2, 3]) > 0.999
     assert trend_pvalue([0, 0, 0], [10, 10, 10], [1, 2, 3]) == 1.0
+
+
+def _trend_pvalue_by_enumeration(successes, trials, scores):
+    """The second method: every table with the observed total, weighted by prod C(n_g, k_g)."""
+    tables = [k for k in itertools.product(*(range(n + 1) for n in trials)) if sum(k) == sum(successes)]
+    log_w = np.array([sum(math.lgamma(n + 1) - math.lgamma(x + 1) - math.lgamma(n - x + 1)
+                          for x, n in zip(k, trials, strict=True)) for k in tables])  # fmt: skip
+    t, observed = np.array(tables) @ np.asarray(scores, dtype=float), float(np.dot(successes, scores))
+    w = np.exp(log_w - log_w.max())
+    return float(w[t >= observed - 1e-9 * max(1.0, abs(observed))].sum() / w.sum())
+
+
+@pytest.mark.parametrize(
+    ("successes", "trials", "scores"),
+    [
+        ([1, 3, 5], [8, 9, 10], [0.0, 1.0, 2.5]),
+        ([4, 1, 0, 2], [6, 5, 7, 4], [1.0, 2.0, 3.0, 4.0]),  # a fall
+        ([2, 2, 3, 1, 4], [4, 5, 4, 3, 6], np.log([2.0, 4.0, 8.0, 16.0, 32.0])),
+        ([3, 1, 2], [5, 6, 4], [3.0, 1.0, 2.0]),  # scores out of order: the last step negative
+        ([2, 2, 2], [4, 4, 4], [0.0, 1.0, 2.0]),  # the observed T ties many tables
+        ([0, 6], [6, 6], [1.0, 1.0 + 1e-3]),
+    ],
+)
+def test_trend_pvalue_sums_every_table_of_the_observed_total(successes, trials, scores):
+    expected = _trend_pvalue_by_enumeration(successes, trials, scores)
+    assert trend_pvalue(successes, trials, scores) == pytest.approx(expected, rel=1e-9, abs=1e-15)
+
+
+def test_trend_pvalue_takes_many_groups_of_many_trials():
+    """Five groups of 150 trials (a map of M5 with more sizes): the last two summed in closed form."""
+    counts, sizes, scores = [5, 9, 12, 20, 26], [150] * 5, np.log([4.0, 8.0, 16.0, 32.0, 64.0])
+    p = trend_pvalue(counts, sizes, scores)
+    x = np.repeat(scores, sizes)
+    y = np.concatenate([np.r_[np.ones(k), np.zeros(n - k)] for k, n in zip(counts, sizes, strict=True)])
+    mc = _permutation_trend_pvalue(y, x, random_state=2)
+    assert p == pytest.approx(mc, abs=4 * np.sqrt(mc * (1 - mc) / 40_000) + 1e-4)
+    with pytest.raises(InvalidDataError, match="compositions"):
+        trend_pvalue([67] * 6, [150] * 6, np.arange(6.0))  # six: a clear refusal, not a wrong answer
 
 
 def test_trend_pvalue_is_valid_under_the_null():
