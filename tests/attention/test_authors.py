@@ -10,6 +10,7 @@ import pytest
 from ntpnb.attention.authors import AUTHORS_FILE, _checked, load_authors, settings_rows
 from ntpnb.chapter import paper_value
 from ntpnb.errors import InvalidDataError
+from ntpnb.evidence._checks import Artifact
 
 AUTHORS = load_authors()
 SETTINGS = [s for _, settings in AUTHORS.sections for s in settings]
@@ -90,11 +91,11 @@ def test_the_stored_curves_name_their_file_and_commit():
 
 def test_a_stored_curve_is_a_checks_artifact_a_mean_of_the_trials_given():
     curve = load_authors().stored_curves["fig3"]
-    artifact = curve.artifact(100)
+    artifact = Artifact.of(curve, 100)
     assert (artifact.source, artifact.value) == (curve.source, curve.value)
     assert (artifact.precision, artifact.trials) == (curve.precision, 100)
     with pytest.raises(InvalidDataError, match="whole number"):
-        curve.artifact(-1)
+        Artifact.of(curve, -1)
 
 
 def test_the_data_file_is_shipped_with_the_package():
