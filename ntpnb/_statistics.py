@@ -3,7 +3,8 @@
 Summaries of the sweeps of :mod:`ntpnb._parallel`: Wilson intervals, where a curve crosses a
 level (bracketed by Wilson intervals, or with a bootstrap error over whole nested draws), the
 drift of such a threshold with size, a goodness-of-fit test with a simulated null distribution,
-the bootstrap of a heavy-tailed mean, Fisher's exact test and the exact test of a trend in rates.
+the bootstrap of a heavy-tailed mean, Fisher's exact test, and the exact test of a trend in rates
+with its power.
 
 The statistical claim checks built on them (a :class:`~ntpnb.evidence._samples.Sample` tested at each seed
 and pooled over a sweep) are :mod:`ntpnb.evidence._samples`.
@@ -16,6 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import scipy
+from numpy.typing import ArrayLike
 
 from . import settings
 from ._validation import (
@@ -288,26 +290,99 @@ def fisher_pvalue(k1: int, n1: int, k2: int, n2: int) -> float:
     return float(scipy.stats.fisher_exact([[k1, n1 - k1], [k2, n2 - k2]])[1])
 
 
-def _compositions(trials: np.ndarray, total: int) -> tuple[np.ndarray, np.ndarray]:
-    """Every ``(k_1, ..., k_G)`` with ``0 <= k_g <= trials_g`` and ``sum k = total``, and its weight.
+def _log_binomial(n: ArrayLike, k: ArrayLike) -> np.ndarray:
+    """``log C(n, k)`` elementwise (``k`` in ``[0, n]``)."""
+    n, k = np.asarray(n, dtype=float), np.asarray(k, dtype=float)
+    return scipy.special.gammaln(n + 1) - scipy.special.gammaln(k + 1) - scipy.special.gammaln(n - k + 1)
 
-    The rows of the first array, each with ``log prod C(trials_g, k_g)`` in the second.
+
+def _compositions(trials: np.ndarray, total: int, room: int) -> tuple[np.ndarray, np.ndarray]:
+    """Every ``(k_1, ..., k_G)``, ``0 <= k_g <= trials_g``, leaving ``total - sum k`` in ``[0, room]``.
+
+    The rows of the first array, each with ``log prod C(trials_g, k_g)`` in the second; ``room``
+    is what the groups after these can still take.
     """
     ks, logw = np.zeros((1, 0), dtype=np.int64), np.zeros(1)
-    for g, n in enumerate(trials):
-        room = total - ks.sum(axis=1)
-        check_dense_size((ks.shape[0], int(n) + 1, g + 1), "the exact trend test's compositions")
+    after = int(trials.sum()) + room
+    for n in trials:
+        after -= int(n)
+        check_dense_size((ks.shape[0], int(n) + 1), "the exact trend test's compositions")
         k = np.arange(int(n) + 1)
-        keep = k[None, :] <= room[:, None]
-        if g == trials.size - 1:  # the last group takes what is left
-            keep &= k[None, :] == room[:, None]
-        rows, cols = np.nonzero(keep)
-        log_binom = (
-            scipy.special.gammaln(n + 1) - scipy.special.gammaln(k + 1) - scipy.special.gammaln(n - k + 1)
-        )
+        sums = ks.sum(axis=1)[:, None] + k[None, :]
+        rows, cols = np.nonzero((sums <= total) & (sums >= total - after))
         ks = np.column_stack([ks[rows], k[cols]])
-        logw = logw[rows] + log_binom[cols]
+        logw = logw[rows] + _log_binomial(n, k[cols])
     return ks, logw
+
+
+@dataclass(frozen=True)
+class _TrendNull:
+    """The exact null distribution of ``T = sum_g scores_g k_g`` given the total of events.
+
+    The counts of the first groups are enumerated (:func:`_compositions`); the last two groups'
+    share of the rest is summed in closed form, since their part of ``T`` is monotone in the
+    count of the one before last: a threshold on it, over cumulative sums of the hypergeometric
+    weights (so three groups of 150 trials enumerate 151 rows, not 22,801).
+    """
+
+    #: Per composition of the first groups: its part of ``T``, its log weight, the events left.
+    partial: np.ndarray
+    log_weight: np.ndarray
+    left: np.ndarray
+    #: The last two groups' scores and, per events left ``r`` (rows) and count ``k`` of the
+    #: one before last (columns), the log weights summed over counts at least, and at most, ``k``.
+    pair: tuple[float, float]
+    from_k: np.ndarray
+    to_k: np.ndarray
+
+    @classmethod
+    def of(cls, trials: np.ndarray, scores: np.ndarray, total: int) -> _TrendNull:
+        """The null of ``total`` events over groups of ``trials`` trials (at least two) at ``scores``."""
+        n_a, n_b = int(trials[-2]), int(trials[-1])
+        ks, logw = _compositions(trials[:-2], total, n_a + n_b)
+        r, k = np.arange(n_a + n_b + 1)[:, None], np.arange(n_a + 1)[None, :]
+        valid = (r - k >= 0) & (r - k <= n_b)
+        weights = np.where(valid, _log_binomial(n_a, k) + _log_binomial(n_b, np.clip(r - k, 0, n_b)), -np.inf)
+        from_k = np.logaddexp.accumulate(weights[:, ::-1], axis=1)[:, ::-1]
+        to_k = np.logaddexp.accumulate(weights, axis=1)
+        partial = ks @ scores[:-2] if ks.shape[1] else np.zeros(len(ks))
+        return cls(
+            partial, logw, total - ks.sum(axis=1), (float(scores[-2]), float(scores[-1])), from_k, to_k
+        )
+
+    def tails(self, observed: ArrayLike) -> np.ndarray:
+        """``P(T >= observed)`` for each observed value (ties within ``settings.PVALUE_TIE_RTOL``)."""
+        observed = np.atleast_1d(np.asarray(observed, dtype=float))
+        s_a, s_b = self.pair
+        step, last = s_a - s_b, self.from_k.shape[1] - 1
+        # the last two groups must add at least `need`: step * k >= need - s_b * r
+        need = observed[:, None] - settings.PVALUE_TIE_RTOL * np.maximum(1.0, np.abs(observed))[:, None]
+        bound = need - self.partial[None, :] - s_b * self.left[None, :]
+        rows = np.broadcast_to(self.left, bound.shape)
+        if step > 0:  # k >= bound / step
+            k = np.ceil(bound / step)
+            tail = np.where(k > last, -np.inf, self.from_k[rows, np.clip(k, 0, last).astype(np.int64)])
+        elif step < 0:  # k <= bound / step
+            k = np.floor(bound / step)
+            tail = np.where(k < 0, -np.inf, self.to_k[rows, np.clip(k, 0, last).astype(np.int64)])
+        else:
+            tail = np.where(bound <= 0, self.to_k[rows, last], -np.inf)
+        whole = self.log_weight + self.to_k[self.left, last]
+        log_p = scipy.special.logsumexp(self.log_weight[None, :] + tail, axis=1) - scipy.special.logsumexp(
+            whole
+        )
+        return np.minimum(1.0, np.exp(log_p))
+
+
+def _trend_design(trials: Sequence[int], scores: Sequence[float]) -> tuple[np.ndarray, np.ndarray]:
+    """The trials and scores of a trend test's groups, validated (see :func:`trend_pvalue`)."""
+    n = np.array([as_count(x, "trials") for x in as_ordered(trials, "trials")])
+    s = as_float_array(as_ordered(scores, "scores"), "scores", 1)
+    if n.size != s.size or n.size < 2:
+        raise InvalidDataError(f"need at least two groups, one score each, got {n.size} and {s.size}")
+    if np.ptp(s) == 0:
+        raise InvalidDataError("the scores are all equal: no trend to test")
+    return n, s
 
 
 def trend_pvalue(successes: Sequence[int], trials: Sequence[int], scores: Sequence[float]) -> float:
@@ -328,20 +403,74 @@ def trend_pvalue(successes: Sequence[int], trials: Sequence[int], scores: Sequen
         equal.
     """
     k = np.array([as_count(x, "successes", minimum=0) for x in as_ordered(successes, "successes")])
-    n = np.array([as_count(x, "trials") for x in as_ordered(trials, "trials")])
-    s = as_float_array(as_ordered(scores, "scores"), "scores", 1)
-    if not k.size == n.size == s.size or k.size < 2:
+    n, s = _trend_design(trials, scores)
+    if k.size != n.size:
         raise InvalidDataError(
-            "need at least two groups and one count of events, trials and score each, got "
-            f"{k.size}, {n.size}, {s.size}"
+            f"need at least two groups, one count of events each, got {k.size} for {n.size}"
         )
     if np.any(k > n):
         raise InvalidDataError(f"a group has more events than trials: {k.tolist()} of {n.tolist()}")
-    if np.ptp(s) == 0:
-        raise InvalidDataError("the scores are all equal: no trend to test")
-    ks, logw = _compositions(n, int(k.sum()))
-    t = ks @ s
-    observed = float(s @ k)
-    probs = np.exp(logw - scipy.special.logsumexp(logw))
-    extreme = t >= observed - settings.PVALUE_TIE_RTOL * max(1.0, abs(observed))
-    return float(min(1.0, probs[extreme].sum()))
+    return float(_TrendNull.of(n, s, int(k.sum())).tails(float(s @ k))[0])
+
+
+def event_trend_pvalue(events: Sequence[float], covariates: Sequence[float]) -> float:
+    """:func:`trend_pvalue` of 0/1 events, one per trial, against each trial's covariate.
+
+    The trials are grouped by the distinct values of ``covariates``, each group's score its
+    value: the exact test of a rate rising with the covariate, conditional on the total of
+    events (a permutation test of the events over the trials, computed exactly). Trials of several
+    seeds pool by concatenation, so that one test decides on all of them.
+
+    Raises
+    ------
+    InvalidDataError
+        If ``events`` is not a 1-D sequence of 0s and 1s, ``covariates`` not one finite number
+        per event, or the covariates take fewer than two values.
+    """
+    y = as_float_array(as_ordered(events, "events"), "events", 1)
+    x = as_float_array(as_ordered(covariates, "covariates"), "covariates", 1)
+    if not np.all((y == 0) | (y == 1)):
+        raise InvalidDataError("events must be 0 or 1, one per trial (whether the event happened)")
+    if x.shape != y.shape:
+        raise InvalidDataError(f"need one covariate per event, got {x.size} for {y.size} events")
+    values, group = np.unique(x, return_inverse=True)
+    if values.size < 2:
+        raise InvalidDataError(f"the covariates take {values.size} value(s): a trend needs at least two")
+    successes = np.bincount(group, weights=y, minlength=values.size).round().astype(np.int64)
+    return trend_pvalue(successes, np.bincount(group, minlength=values.size), values)
+
+
+def trend_power(
+    rates: Sequence[float],
+    trials: Sequence[int],
+    scores: Sequence[float],
+    level: float,
+    rng: int | np.random.Generator,
+    n_sim: int = 2000,
+) -> float:
+    """The power of :func:`trend_pvalue` at ``level`` against the rates ``rates``, by simulation.
+
+    The fraction of ``n_sim`` simulated data sets (group ``g``: ``Binomial(trials[g], rates[g])``
+    events) whose p-value is below ``level``; its Monte Carlo standard error is
+    ``sqrt(power (1 - power) / n_sim)``. The null distribution is built once per total of
+    events.
+
+    Raises
+    ------
+    InvalidDataError
+        On rates outside [0, 1] or of another length than ``trials``, a ``level`` outside (0, 1),
+        bad counts or scores (see :func:`trend_pvalue`), a bad ``n_sim`` or ``rng``.
+    """
+    p = as_float_array(as_ordered(rates, "rates"), "rates", 1)
+    n, s = _trend_design(trials, scores)
+    if p.shape != n.shape or np.any((p < 0) | (p > 1)):
+        raise InvalidDataError(f"need one rate in [0, 1] per group, got {p.tolist()} for {n.size} groups")
+    if not (is_real(level) and 0 < level < 1):
+        raise InvalidDataError(f"level must be a number in (0, 1), got {level!r}")
+    n_sim = as_count(n_sim, "n_sim")
+    counts = as_generator(rng, "rng").binomial(n, p, size=(n_sim, n.size))
+    rejected = 0
+    for total in np.unique(counts.sum(axis=1)):
+        rows = counts[counts.sum(axis=1) == total]
+        rejected += int(np.count_nonzero(_TrendNull.of(n, s, int(total)).tails(rows @ s) < level))
+    return rejected / n_sim

@@ -2,7 +2,7 @@
 
 The chapters call these to summarize their random sweeps (Wilson intervals, where a curve crosses
 a level and with what error, the drift of a threshold with size, a goodness-of-fit test with a
-simulated null, the exact test of a trend in rates), and :func:`sample_of` to record a
+simulated null, the exact test of a trend in rates and its power), and :func:`sample_of` to record a
 statistical claim check as a :class:`Sample`, which the verdict tests pooled over the seeds. Each
 test, its error rate and its pooling are described where they are defined (``ntpnb._statistics``,
 and ``ntpnb.evidence._samples`` for the claim checks).
@@ -19,6 +19,7 @@ from ._statistics import (
     finite_size_fit,
     threshold_crossing_bootstrap,
     threshold_gof_pvalue,
+    trend_power,
     trend_pvalue,
     wilson_interval,
 )
@@ -36,6 +37,7 @@ __all__ = [
     "threshold_gof_pvalue",
     "bootstrap_means",
     "trend_pvalue",
+    "trend_power",
     "Sample",
     "sample_of",
 ]

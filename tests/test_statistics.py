@@ -3,6 +3,7 @@ finite-size fits, binomial goodness of fit, bootstrap means, the exact trend tes
 
 from __future__ import annotations
 
+import itertools
 import math
 
 import numpy as np
@@ -17,10 +18,12 @@ from ntpnb._statistics import (
     binomial_deviance,
     crossing,
     crossing_interval,
+    event_trend_pvalue,
     finite_size_fit,
     fisher_pvalue,
     threshold_crossing_bootstrap,
     threshold_gof_pvalue,
+    trend_power,
     trend_pvalue,
     wilson_interval,
 )
@@ -378,6 +381,18 @@ def test_fisher_pvalue_is_scipys_and_checks_its_counts():
         fisher_pvalue(1, 0, 1, 10)
 
 
+def _permutation_trend_pvalue(events, covariates, random_state):
+    """The second method: scipy's Monte Carlo permutation test of ``covariates @ events`` (40,000 draws)."""
+    return permutation_test(
+        (events,),
+        lambda v: covariates @ v,
+        permutation_type="pairings",
+        n_resamples=40_000,
+        alternative="greater",
+        random_state=random_state,
+    ).pvalue
+
+
 def test_trend_pvalue_is_fishers_one_sided_test_for_two_groups_and_a_permutation_tests_for_three():
     # two groups: the exact conditional test of a rise is Fisher's one-sided exact test
     for k1, k2 in ((1, 5), (4, 4), (7, 2)):
@@ -387,19 +402,50 @@ def test_trend_pvalue_is_fishers_one_sided_test_for_two_groups_and_a_permutation
     scores, counts, sizes = np.log([4.0, 16.0, 32.0]), [1, 3, 5], [20, 30, 50]
     x = np.repeat(scores, sizes)
     y = np.concatenate([np.r_[np.ones(k), np.zeros(n - k)] for k, n in zip(counts, sizes, strict=True)])
-    mc = permutation_test(
-        (y,),
-        lambda v: x @ v,
-        permutation_type="pairings",
-        n_resamples=40_000,
-        alternative="greater",
-        random_state=0,
-    ).pvalue
+    mc = _permutation_trend_pvalue(y, x, random_state=0)
     assert trend_pvalue(counts, sizes, scores) == pytest.approx(mc, abs=4 * np.sqrt(mc * (1 - mc) / 40_000))
     # a rise in a rate, a fall, and no events at all
     assert trend_pvalue([2, 10, 25], [30, 30, 30], [1, 2, 3]) < 1e-6
     assert trend_pvalue([25, 10, 2], [30, 30, 30], [1, 2, 3]) > 0.999
     assert trend_pvalue([0, 0, 0], [10, 10, 10], [1, 2, 3]) == 1.0
+
+
+def _trend_pvalue_by_enumeration(successes, trials, scores):
+    """The second method: every table with the observed total, weighted by prod C(n_g, k_g)."""
+    tables = [k for k in itertools.product(*(range(n + 1) for n in trials)) if sum(k) == sum(successes)]
+    log_w = np.array([sum(math.lgamma(n + 1) - math.lgamma(x + 1) - math.lgamma(n - x + 1)
+                          for x, n in zip(k, trials, strict=True)) for k in tables])  # fmt: skip
+    t, observed = np.array(tables) @ np.asarray(scores, dtype=float), float(np.dot(successes, scores))
+    w = np.exp(log_w - log_w.max())
+    return float(w[t >= observed - 1e-9 * max(1.0, abs(observed))].sum() / w.sum())
+
+
+@pytest.mark.parametrize(
+    ("successes", "trials", "scores"),
+    [
+        ([1, 3, 5], [8, 9, 10], [0.0, 1.0, 2.5]),
+        ([4, 1, 0, 2], [6, 5, 7, 4], [1.0, 2.0, 3.0, 4.0]),  # a fall
+        ([2, 2, 3, 1, 4], [4, 5, 4, 3, 6], np.log([2.0, 4.0, 8.0, 16.0, 32.0])),
+        ([3, 1, 2], [5, 6, 4], [3.0, 1.0, 2.0]),  # scores out of order: the last step negative
+        ([2, 2, 2], [4, 4, 4], [0.0, 1.0, 2.0]),  # the observed T ties many tables
+        ([0, 6], [6, 6], [1.0, 1.0 + 1e-3]),
+    ],
+)
+def test_trend_pvalue_sums_every_table_of_the_observed_total(successes, trials, scores):
+    expected = _trend_pvalue_by_enumeration(successes, trials, scores)
+    assert trend_pvalue(successes, trials, scores) == pytest.approx(expected, rel=1e-9, abs=1e-15)
+
+
+def test_trend_pvalue_takes_many_groups_of_many_trials():
+    """Five groups of 150 trials (a map of M5 with more sizes): the last two summed in closed form."""
+    counts, sizes, scores = [5, 9, 12, 20, 26], [150] * 5, np.log([4.0, 8.0, 16.0, 32.0, 64.0])
+    p = trend_pvalue(counts, sizes, scores)
+    x = np.repeat(scores, sizes)
+    y = np.concatenate([np.r_[np.ones(k), np.zeros(n - k)] for k, n in zip(counts, sizes, strict=True)])
+    mc = _permutation_trend_pvalue(y, x, random_state=2)
+    assert p == pytest.approx(mc, abs=4 * np.sqrt(mc * (1 - mc) / 40_000) + 1e-4)
+    with pytest.raises(InvalidDataError, match="compositions"):
+        trend_pvalue([67] * 6, [150] * 6, np.arange(6.0))  # six: a clear refusal, not a wrong answer
 
 
 def test_trend_pvalue_is_valid_under_the_null():
@@ -423,6 +469,73 @@ def test_trend_pvalue_is_valid_under_the_null():
 def test_trend_pvalue_bad_input(successes, trials, scores, message):
     with pytest.raises(InvalidDataError, match=message):
         trend_pvalue(successes, trials, scores)
+
+
+def test_event_trend_pvalue_groups_the_trials_by_their_covariate_and_agrees_with_a_permutation_test():
+    # trials in any order, groups of unequal sizes: the exact test of the grouped counts
+    rng = np.random.default_rng(7)
+    x = rng.permutation(np.repeat(np.log([4.0, 16.0, 32.0]), [40, 25, 35]))
+    y = (rng.random(x.size) < np.where(x > 2, 0.2, 0.05)).astype(float)
+    scores = np.unique(x)
+    counts = [int(y[x == v].sum()) for v in scores]
+    sizes = [int(np.sum(x == v)) for v in scores]
+    p = event_trend_pvalue(y, x)
+    assert p == trend_pvalue(counts, sizes, scores)
+    # a second method: the permutation test of the events over the trials, to its Monte Carlo error
+    mc = _permutation_trend_pvalue(y, x, random_state=1)
+    assert p == pytest.approx(mc, abs=4 * np.sqrt(mc * (1 - mc) / 40_000) + 1e-4)
+    # pooling two seeds' trials is the test on the concatenation
+    assert event_trend_pvalue(np.r_[y, y], np.r_[x, x]) < p
+
+
+@pytest.mark.parametrize(
+    ("events", "covariates", "message"),
+    [
+        ([0, 1, 2], [1, 2, 3], "0 or 1"),
+        ([0, 1, 1], [1, 2], "one covariate per event"),
+        ([0, 1, 1], [2, 2, 2], "at least two"),
+        ([0, 1], [1, np.nan], "finite"),
+    ],
+)
+def test_event_trend_pvalue_bad_input(events, covariates, message):
+    with pytest.raises(InvalidDataError, match=message):
+        event_trend_pvalue(events, covariates)
+
+
+def test_trend_power_agrees_with_the_exact_power_of_fishers_one_sided_test():
+    # two groups: the exact test is Fisher's one-sided test, whose power is a finite sum
+    n, rates, level = 30, (0.05, 0.3), 0.01
+    k = np.arange(n + 1)
+    pmf = [scipy.stats.binom.pmf(k, n, r) for r in rates]
+    exact = sum(
+        pmf[0][a] * pmf[1][b]
+        for a in k
+        for b in k
+        if fisher_exact([[a, n - a], [b, n - b]], alternative="less")[1] < level
+    )
+    power = trend_power(rates, [n, n], [0.0, 1.0], level, rng=3, n_sim=4000)
+    assert power == pytest.approx(exact, abs=4 * np.sqrt(exact * (1 - exact) / 4000))
+    # one rate for every group: the power is the test's size, at most the level
+    null = trend_power((0.2, 0.2, 0.2), [20, 20, 20], [1, 2, 3], 0.05, rng=4, n_sim=4000)
+    assert null <= 0.05 + 4 * np.sqrt(0.05 * 0.95 / 4000)
+    # more trials, more power
+    assert trend_power(
+        (0.01, 0.07, 0.12), [150] * 3, np.log([4, 16, 32]), 0.01, rng=5, n_sim=500
+    ) > trend_power((0.01, 0.07, 0.12), [50] * 3, np.log([4, 16, 32]), 0.01, rng=5, n_sim=500)
+
+
+@pytest.mark.parametrize(
+    ("rates", "trials", "level", "message"),
+    [
+        ((0.1, 1.2), [5, 5], 0.01, "rate in"),
+        ((0.1,), [5, 5], 0.01, "rate in"),
+        ((0.1, 0.2), [5, 5], 1.0, "level"),
+        ((0.1, 0.2), [5], 0.01, "at least two groups"),
+    ],
+)
+def test_trend_power_bad_input(rates, trials, level, message):
+    with pytest.raises(InvalidDataError, match=message):
+        trend_power(rates, trials, [1, 2][: len(trials)], level, rng=0)
 
 
 def _wilson_by_hand(k, n, confidence):

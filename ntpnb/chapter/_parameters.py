@@ -148,7 +148,9 @@ CHANGES: dict[str, dict[str, dict[str, Any]]] = {
             "m4_lrs": [0.001, 0.01, 0.1, 1.0],
             "m4_iter": 800,
             "m5_ns": [4, 16],
+            "m5_trials": 4,
             "m5_iter": 400,
+            "m5_power_draws": 200,
         },
     },
 }

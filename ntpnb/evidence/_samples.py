@@ -36,6 +36,17 @@ tests it pooled over the sweep's seeds, which decides the claim. Every test has 
     it is; but Fisher's combination increases with each p, so where some p sits at its floor
     (the true p could be smaller) the combined p is an upper bound, printed ``"≤ 2.05e-15"``
     (rounded up), never as a point value.
+``"trend"``
+    The values are trials, each 1 when an event happened and 0 when not, and each trial has a
+    covariate (``covariates``, e.g. ``log n`` of the size it ran at); the statistic is the
+    one-sided p-value of the exact test of the event's rate rising with the covariate
+    (:func:`~ntpnb._statistics.event_trend_pvalue`: the Cochran-Armitage statistic, its null
+    distribution exact given the total of events). Pooled: all trials of all seeds, in one
+    exact test (never a combination of the seeds' p-values: Fisher's method assumes continuous
+    p-values, and a discrete test's p-values are larger than uniform, so their combination
+    loses the power the pooled trials have). As for ``"pvalue"``, the target is the test's
+    significance: a finding or measurement ``< target`` (the rate rises) holds when the p-value
+    falls below it, with probability at most the target when the rate does not rise.
 ``"instances"``
     One value per random instance (per seed: a property of that seed's drawn instance, such
     as a ratio measured on it), to be decided with how the value varies *between* instances,
@@ -104,7 +115,7 @@ import numpy as np
 import scipy
 
 from .. import settings
-from .._statistics import bootstrap_means, wilson_interval
+from .._statistics import bootstrap_means, event_trend_pvalue, wilson_interval
 from .._validation import as_count, as_flag
 from ..errors import InvalidDataError
 
@@ -118,7 +129,9 @@ ESTABLISHED_KINDS: tuple[str, ...] = ("finding", "measurement")
 BOUNDS: tuple[str, ...] = (">", ">=", "<", "<=")
 
 #: The tests a :class:`Sample` can be checked with (see the module docstring).
-TESTS: tuple[str, ...] = ("mean", "estimate", "mean_quantile", "rate", "pvalue", "instances", "median")
+TESTS: tuple[str, ...] = (
+    "mean", "estimate", "mean_quantile", "rate", "pvalue", "instances", "median", "trend"
+)
 
 #: Resamples of a ``"mean_quantile"`` test, and the seed of its generator (the same on every machine).
 BOOTSTRAP_RESAMPLES = 20_000
@@ -140,7 +153,7 @@ class Sample:
     """What a statistical check records at one seed, enough to pool it with the others."""
 
     test: str  # one of TESTS
-    #: The trials' values (``"mean"``, ``"mean_quantile"``, ``"rate"``), the estimates
+    #: The trials' values (``"mean"``, ``"mean_quantile"``, ``"rate"``, ``"trend"``), the estimates
     #: (``"estimate"``), the p-values (``"pvalue"``) or one value per instance (``"instances"``).
     values: tuple[float, ...]
     #: The standard error of each estimate (``"estimate"`` only).
@@ -153,6 +166,8 @@ class Sample:
     #: ``"pvalue"`` only: the smallest value each p-value's test can output (a Monte Carlo
     #: test's ``1 / (n_sim + 1)``), one per p-value, or none (see the module docstring).
     floors: tuple[float, ...] = ()
+    #: ``"trend"`` only: each trial's covariate, one per value (see the module docstring).
+    covariates: tuple[float, ...] = ()
 
     def __post_init__(self) -> None:
         if self.test not in TESTS:
@@ -160,6 +175,7 @@ class Sample:
         object.__setattr__(self, "values", _finite_tuple(self.values, "the sample's values"))
         object.__setattr__(self, "errors", _finite_tuple(self.errors, "the standard errors"))
         object.__setattr__(self, "floors", _finite_tuple(self.floors, "the p-values' floors"))
+        object.__setattr__(self, "covariates", _finite_tuple(self.covariates, "the trials' covariates"))
         if not 0.0 < float(self.level) < 0.5:
             raise InvalidDataError(f"a test's level must lie in (0, 0.5), got {self.level!r}")
         minimum = 1 if self.test in ("estimate", "pvalue", "instances") else 2
@@ -178,11 +194,14 @@ class Sample:
             raise InvalidDataError(
                 f"a {self.test!r} test takes no trials (only 'mean_quantile'), got {self.trials!r}"
             )
-        if self.test == "rate" and not all(v in (0.0, 1.0) for v in self.values):
-            raise InvalidDataError("a 'rate' test needs one 0 or 1 per trial (whether the event happened)")
+        if self.test in ("rate", "trend") and not all(v in (0.0, 1.0) for v in self.values):
+            raise InvalidDataError(
+                f"a {self.test!r} test needs one 0 or 1 per trial (whether the event happened)"
+            )
         if self.test == "pvalue" and not all(0.0 < v <= 1.0 for v in self.values):
             raise InvalidDataError("a 'pvalue' test needs p-values in (0, 1]")
         self._check_floors()
+        self._check_covariates()
         object.__setattr__(self, "establish", as_flag(self.establish, "establish"))
 
     def _check_floors(self) -> None:
@@ -203,6 +222,19 @@ class Sample:
                 f"a p-value of {p:g} lies below its floor {f:g}: its test cannot output it"
             )
 
+    def _check_covariates(self) -> None:
+        if self.test != "trend":
+            if self.covariates:
+                raise InvalidDataError(f"a {self.test!r} test takes no covariates (only 'trend')")
+            return
+        if len(self.covariates) != len(self.values):
+            raise InvalidDataError(
+                f"a 'trend' test needs one covariate per trial, got {len(self.covariates)} for "
+                f"{len(self.values)} trials"
+            )
+        if len(set(self.covariates)) < 2:
+            raise InvalidDataError("a 'trend' test's covariates must take at least two values")
+
     @classmethod
     def pooled(cls, samples: Sequence[Sample]) -> Sample:
         """One sample from the samples of every seed (the same test, level, trials and floors or none)."""
@@ -218,7 +250,8 @@ class Sample:
         values = tuple(v for s in samples for v in s.values)
         errors = tuple(e for s in samples for e in s.errors)
         floors = tuple(f for s in samples for f in s.floors)
-        return cls(first.test, values, errors, first.trials, first.level, first.establish, floors)
+        covariates = tuple(x for s in samples for x in s.covariates)
+        return cls(first.test, values, errors, first.trials, first.level, first.establish, floors, covariates)
 
     @property
     def setting(self) -> tuple[str, int, float, bool, bool]:
@@ -318,12 +351,22 @@ class Sample:
         """``"median"``: the exact binomial test's p-value, the median ``alternative`` than ``target``."""
         return float(scipy.stats.quantile_test(self.values, q=target, p=0.5, alternative=alternative).pvalue)
 
+    @cached_property
+    def trend_pvalue(self) -> float:
+        """``"trend"``: the exact trend test's one-sided p-value on every trial (computed once)."""
+        if self.test != "trend":
+            raise InvalidDataError(f"a {self.test!r} test has no trend p-value (only 'trend')")
+        return event_trend_pvalue(self.values, self.covariates)
+
     def statistic(self, target: float) -> tuple[float, float]:
         """What the check compares: ``(estimate, se)``.
 
         ``"mean_quantile"``: ``(q, NaN)``; ``"median"``: ``(median, NaN)``; ``"pvalue"``: Fisher's
-        combination of the p-values (the chi-squared tail in closed form) and NaN.
+        combination of the p-values (the chi-squared tail in closed form) and NaN; ``"trend"``: the
+        exact trend test's p-value and NaN.
         """
+        if self.test == "trend":
+            return self.trend_pvalue, float("nan")
         if self.test == "mean_quantile":
             return self.quantile_of(target), float("nan")
         if self.test == "median":
@@ -365,7 +408,7 @@ class Sample:
                 ">": self._median_pvalue(target, "greater") < self.level,
                 "<": self._median_pvalue(target, "less") < self.level,
             }
-        if self.test == "pvalue":  # value is the combined p; the target its significance
+        if self.test in ("pvalue", "trend"):  # value is a p-value; the target its significance
             return {"<": value < target}
         if self.test == "rate":
             low, high = self.rate_interval()
@@ -383,7 +426,7 @@ class Sample:
         """
         if self.test == "mean_quantile":  # value is q
             return {"~": self.level / 2 < value < 1.0 - self.level / 2}
-        if self.test == "pvalue":
+        if self.test in ("pvalue", "trend"):
             return {">": value > target}
         if self.test == "median":
             within = abs(value - target) <= tol or self._median_pvalue(target, "two-sided") > self.level
@@ -421,7 +464,7 @@ class Sample:
         relation that is no bound or a test that decides no side (``"mean_quantile"``,
         ``"pvalue"``, one instance).
         """
-        if relation not in BOUNDS or self.test in ("mean_quantile", "pvalue") or not self.decidable:
+        if relation not in BOUNDS or self.test in ("mean_quantile", "pvalue", "trend") or not self.decidable:
             return ""
         strict = relation.rstrip("=")
         other = "<" if strict == ">" else ">"
@@ -435,9 +478,9 @@ class Sample:
         Raises
         ------
         InvalidDataError
-            For a ``"mean_quantile"`` or ``"pvalue"`` sample.
+            For a ``"mean_quantile"``, ``"pvalue"`` or ``"trend"`` sample.
         """
-        if self.test in ("mean_quantile", "pvalue"):
+        if self.test in ("mean_quantile", "pvalue", "trend"):
             raise InvalidDataError(f"a {self.test!r} sample has no estimate to quote")
 
     def consistent_with(self, value: float, trials: int = 0, precision: float = 0.0) -> bool:
@@ -447,6 +490,8 @@ class Sample:
         rule is the module docstring's (a ``"mean"``, ``"estimate"``, ``"instances"`` or
         ``"mean_quantile"`` test).
         """
+        if self.test == "trend":
+            raise InvalidDataError("a stored value is compared with a mean, not with a 'trend' test")
         if self.test == "mean_quantile":
             low, high = self.quantile_of(value - precision), self.quantile_of(value + precision)
             return high > self.level / 2 and low < 1.0 - self.level / 2
@@ -463,5 +508,5 @@ class Sample:
 
 
 #: A :class:`Sample` from any iterable of numbers (numpy arrays included): ``trials``,
-#: ``level``, ``establish`` and ``floors`` by keyword.
+#: ``level``, ``establish``, ``floors`` and ``covariates`` by keyword.
 sample_of = Sample

@@ -112,11 +112,13 @@ def describe_sample(sample: Sample, target: float, digits: int = 3, count: bool 
     interval 0.089% to 1.8%)"``; ``"pvalue"``: :func:`pvalue_words` and how many sit at their
     floor; ``"instances"``: ``"0.874 (98% interval 0.80 to 0.95; 5 instances from 0.78 to 0.96; a
     new instance 0.66 to 1.09)"``; ``"median"``: ``"median 8.1 (quartiles 0.62 to 14; 500
-    trials)"``.
+    trials)"``; ``"trend"``: ``"exact trend test's one-sided p = 0.00011 (450 trials)"``.
     """
     counted = f" ({count_words(sample)})" if count else ""
     if sample.test == "mean_quantile":
         return f"q = {sample.quantile_of(target):.{digits}g}{counted}"
+    if sample.test == "trend":
+        return f"exact trend test's one-sided p = {sample.trend_pvalue:.{digits}g}{counted}"
     if sample.test == "pvalue":
         notes = [count_words(sample)] if count else []
         if sample.at_floor:
@@ -226,12 +228,14 @@ def how_tested(sample: Sample, kind: str, relation: str) -> str:
 
     A claim's bound is decided on the estimate (its test says only how sure); a consistency by a
     two-sided test; a difference, a finding or a measurement by a one-sided test that must
-    establish it; p-values pooled by Fisher's method; a ``"mean_quantile"`` value against the
+    establish it; p-values pooled by Fisher's method; 0/1 trials pooled in one exact trend test; a ``"mean_quantile"`` value against the
     central range of our means of as many trials.
     """
     level = f"{sample.level:.0%}"
     if sample.test == "pvalue":
         return "the seeds' p-values pooled by Fisher's method"
+    if sample.test == "trend":
+        return "the seeds' trials pooled in one exact trend test"
     if sample.test == "mean_quantile":
         central = f"{1 - sample.level:.0%}"
         return f"inside the central {central} of our means of {sample.trials} trials"

@@ -244,6 +244,17 @@ class AttentionSamplesMeasure:
             )
         return self.runs[n, loss]
 
+    def rise(self, sizes: Sequence[int], loss: str, seeds: Sequence[int]) -> Sample:
+        """Whether each trial's pseudo cyclic sub-dataset is non-empty, against ``log n``: a trend sample.
+
+        The trials of ``seeds`` at each of ``sizes`` under ``loss``, pooled (the samples of the
+        seeds one by one pool to the same trials): the exact test of the non-empty rate rising
+        with ``log n``.
+        """
+        ends = [(n, self.trials(n, loss).at(seed).nonempty) for seed in seeds for n in sizes]
+        covariates = np.concatenate([np.full(nonempty.size, np.log(n)) for n, nonempty in ends])
+        return Sample("trend", np.concatenate([nonempty for _, nonempty in ends]), covariates=covariates)
+
     def __call__(self, point: Mapping[str, Any], seed: int) -> list[Check]:
         """M5's checks with ``point["n"]`` samples on the trials of ``seed``, under each loss."""
         checks = []

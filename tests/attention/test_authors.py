@@ -10,6 +10,7 @@ import pytest
 from ntpnb.attention.authors import AUTHORS_FILE, _checked, load_authors, settings_rows
 from ntpnb.chapter import paper_value
 from ntpnb.errors import InvalidDataError
+from ntpnb.evidence._checks import Artifact
 
 AUTHORS = load_authors()
 SETTINGS = [s for _, settings in AUTHORS.sections for s in settings]

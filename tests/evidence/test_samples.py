@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 import scipy.stats
 
-from ntpnb._statistics import wilson_interval
+from ntpnb._statistics import trend_pvalue, wilson_interval
 from ntpnb.chapter._claims import ClaimLog
 from ntpnb.errors import InvalidDataError
 from ntpnb.evidence._checks import Artifact, Check
@@ -181,6 +181,11 @@ def test_a_finding_that_is_not_there_is_recorded_about_level_of_the_time():
         (("mean", (1.0, 2.0), (), 0, 0.7), "level must lie in"),
         (("mean", ("a", 2.0)), "must be numbers"),
         (("rate", (0.0, 0.5)), "one 0 or 1 per trial"),
+        (("trend", (0.0, 0.5), (), 0, 0.01, False, (), (1.0, 2.0)), "one 0 or 1 per trial"),
+        (("trend", (0.0, 1.0), (), 0, 0.01, False, (), (1.0,)), "one covariate per trial"),
+        (("trend", (0.0, 1.0)), "one covariate per trial"),
+        (("trend", (0.0, 1.0), (), 0, 0.01, False, (), (2.0, 2.0)), "at least two values"),
+        (("rate", (0.0, 1.0), (), 0, 0.01, False, (), (1.0, 2.0)), "takes no covariates"),
         (("mean", (1.0, 2.0), (), 0, 0.01, 1), "establish must be True or False"),
     ],
 )
@@ -240,6 +245,78 @@ def test_a_rate_counts_events_over_trials_with_wilsons_interval():
     assert not s.decide("==", 0.0, 0.0, "claim")
     assert sample_of("rate", [0] * 50).decide("==", 0.0, 0.0, "claim")
     assert sample_of("rate", [0] * 50).rate_interval()[0] == 0.0
+
+
+def _trend_trials(counts, trials, covariates):
+    """0/1 events with ``counts[g]`` of ``trials`` events at ``covariates[g]``, and the covariates."""
+    events = [float(i < k) for k in counts for i in range(trials)]
+    return events, [x for x in covariates for _ in range(trials)]
+
+
+def test_a_trend_sample_pools_the_seeds_trials_in_one_exact_test():
+    """M5: a rare event whose rate rises with n, 30 trials per n at each of five seeds."""
+    covariates = np.log([4.0, 16.0, 32.0])
+    per_seed = [(0, 2, 4), (0, 2, 3), (1, 1, 4), (0, 3, 4), (0, 2, 3)]
+    seeds = [
+        sample_of(
+            "trend", *_trend_trials(c, 30, covariates)[:1], covariates=_trend_trials(c, 30, covariates)[1]
+        )
+        for c in per_seed
+    ]
+    pooled = Sample.pooled(seeds)
+    assert pooled.size == 450 and count_words(pooled) == "450 trials"
+    # the pooled statistic is the exact test on the pooled counts
+    totals = np.sum(per_seed, axis=0)
+    p = pooled.statistic(0.01)[0]
+    assert p == trend_pvalue(totals, [150] * 3, covariates) and p < 0.01
+    # no seed alone establishes the rise, and Fisher's combination of their p-values does not
+    # either: the discrete p-values are larger than uniform, and combining them loses power
+    alone = [s.statistic(0.01)[0] for s in seeds]
+    assert min(alone) > 0.01
+    assert scipy.stats.combine_pvalues(alone).pvalue > 10 * p
+    # a measurement that the rate rises holds when the pooled p falls below the significance
+    assert pooled.decide("<", 0.01, 0.0, "measurement") and not seeds[0].decide("<", 0.01, 0.0, "measurement")
+    assert describe_sample(pooled, 0.01) == f"exact trend test's one-sided p = {p:.3g} (450 trials)"
+    assert how_tested(pooled, "measurement", "<") == "the seeds' trials pooled in one exact trend test"
+    assert certainty_words(pooled, "<", 0.01) == ""
+    with pytest.raises(InvalidDataError, match="no estimate to quote"):
+        quote_sample(pooled)
+    with pytest.raises(InvalidDataError, match="not with a 'trend' test"):
+        pooled.consistent_with(0.1)
+    # a fall is no rise, and pools only with trend samples
+    falling = sample_of(
+        "trend",
+        *_trend_trials((6, 3, 0), 30, covariates)[:1],
+        covariates=_trend_trials((6, 3, 0), 30, covariates)[1],
+    )
+    assert falling.statistic(0.01)[0] > 0.99 and not falling.decide("<", 0.01, 0.0, "finding")
+    with pytest.raises(InvalidDataError, match="cannot pool"):
+        Sample.pooled([falling, sample_of("rate", falling.values)])
+    with pytest.raises(InvalidDataError, match="no trend p-value"):
+        _ = sample_of("rate", falling.values).trend_pvalue
+
+
+def test_a_trend_check_is_recorded_with_its_covariates(tmp_path, capsys):
+    events, covariates = _trend_trials((0, 2, 6), 20, [1.0, 2.0, 3.0])
+    log = ClaimLog("demo", "quick", tmp_path, seed=0)
+    sample = sample_of("trend", events, covariates=covariates)
+    assert log.check("M5", "exact trend test (p-value)", sample, "<", 0.01, kind="measurement")
+    assert "[FOUND] M5 (measurement) exact trend test (p-value)" in capsys.readouterr().out
+    (check,) = load_chapter_run(log.path).checks
+    assert check.sample == sample and check.sample.covariates == tuple(covariates)
+
+
+def test_a_true_null_trend_is_found_at_most_at_its_level():
+    """One rate at every covariate: the pooled trend measurement is recorded at most ``level`` of the time."""
+    rng = np.random.default_rng(11)
+    covariates = np.repeat([1.0, 2.0, 3.0], 30)
+    found = [
+        sample_of("trend", (rng.random(90) < 0.1).astype(float), covariates=covariates).decide(
+            "<", 0.05, 0.0, "measurement"
+        )
+        for _ in range(600)
+    ]
+    assert np.mean(found) <= 0.05 + 3 * np.sqrt(0.05 * 0.95 / 600)
 
 
 def test_the_mean_quantile_of_a_target_at_an_atom_is_its_mid_rank():

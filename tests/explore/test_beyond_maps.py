@@ -3,12 +3,18 @@ directly."""
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 import numpy as np
 import pytest
 
 import ntpnb as ntp
 from ntpnb import _optim as optim
+from ntpnb._statistics import trend_power, trend_pvalue
 from ntpnb.attention._paper_experiments import acyclic_end, local_end
+from ntpnb.chapter._parameters import read_parameters_cell
+from ntpnb.evidence._samples import Sample
 from ntpnb.explore import (
     AttentionSamplesMeasure,
     AttentionStepMeasure,
@@ -105,3 +111,45 @@ def test_the_attention_samples_measure_checks_each_loss_on_its_own_trials():
         assert nonempty.value == np.mean(direct.nonempty) and nonempty.target == 0.1
         assert dist.value == pytest.approx(np.mean(direct.dist_local), rel=1e-12) and dist.target == 0.1
     assert set(measure.runs) == {(4, loss) for loss in losses.values()}
+
+
+def test_the_attention_samples_measure_tests_the_rise_of_the_non_empty_rate_on_the_seeds_trials():
+    losses = {"authors' loss": "squared_softmax"}
+    protocol = dict(init="uniform", threshold=0.01, exclusion_band=0.001, step_eps=optim.AUTHORS_NGD_EPS)
+    measure = AttentionSamplesMeasure(
+        losses, FIG5, 3, 0.1, 20, (3, 4), protocol, required=0.9, empty_rate=0.1
+    )
+    pooled = measure.rise((4, 8), "squared_softmax", (3, 4))
+    assert pooled.test == "trend" and pooled.size == 12
+    # the seeds' samples one by one pool to the same trials, so to the same exact test
+    by_seed = Sample.pooled([measure.rise((4, 8), "squared_softmax", (s,)) for s in (3, 4)])
+    trials = [sorted(zip(s.covariates, s.values, strict=True)) for s in (by_seed, pooled)]
+    assert trials[0] == trials[1]
+    assert by_seed.trend_pvalue == pooled.trend_pvalue
+    events = [measure.trials(n, "squared_softmax").nonempty for n in (4, 8)]
+    assert pooled.trend_pvalue == trend_pvalue([int(e.sum()) for e in events], [6, 6], np.log([4, 8]))
+
+
+def test_chapter_8s_try_it_with_fewer_m5_trials_shows_what_its_box_expects():
+    """The box's command `-p m5_trials=...` at the book's seeds: the rise is not established, at low power."""
+    source = Path(__file__).resolve().parents[2] / "notebooks" / "08_beyond.md"
+    box = re.search(r"ntpnb reproduce 08 -p m5_trials=([0-9]+)`", source.read_text())
+    assert box, "chapter 8's Try it box no longer runs m5_trials"
+    cell = {name: p.value for name, p in read_parameters_cell(source).items()}
+    protocol = dict(
+        init="uniform",
+        threshold=cell["m5_threshold"],
+        exclusion_band=cell["m5_exclusion_band"],
+        step_eps=optim.AUTHORS_NGD_EPS,
+    )
+    seeds = [cell["seed"] + i for i in range(cell["b_map_seeds"])]
+    losses = {"authors' loss": "squared_softmax"}
+    measure = AttentionSamplesMeasure(
+        losses, FIG5, int(box.group(1)), cell["m5_lr"], cell["m5_iter"], seeds, protocol, 0.99, 0.03
+    )
+    ns = cell["m5_ns"]
+    level = cell["m5_trend_level"]
+    assert measure.rise(ns, "squared_softmax", seeds).trend_pvalue >= level  # not established
+    ends = [measure.trials(n, "squared_softmax").nonempty for n in ns]
+    rates, sizes = [e.mean() for e in ends], [e.size for e in ends]
+    assert trend_power(rates, sizes, np.log(ns), level, rng=cell["seed"], n_sim=cell["m5_power_draws"]) < 0.5

@@ -238,17 +238,20 @@ def offset_from(W: ArrayLike, direction: ArrayLike) -> np.ndarray:
 
 
 def toward(W: ArrayLike, target: ArrayLike, other: ArrayLike) -> float:
-    """Where ``W`` points between two directions: +1 along ``target``, -1 along ``other``.
+    """Where ``W`` points between two directions, in [-1, 1]: +1 along ``target``, -1 along ``other``.
 
-    ``(corr(W, target) - corr(W, other)) / (1 - corr(target, other))``: GD heading for the
-    NTP-SVM ``W^mm`` rather than another separating direction ``W^d`` of Proposition 1 makes it
-    tend to +1; a limit along ``W^d`` would make it tend to -1.
+    ``(d_other - d_target) / (d_other + d_target)``, ``d`` the distance between unit directions
+    (``||W/||W|| - target/||target||||``, ``sqrt(2 (1 - corr))``): +1 exactly when ``W`` points
+    along ``target``, -1 exactly along ``other``, 0 at directions as near one as the other, and
+    its sign that of ``corr(W, target) - corr(W, other)``. GD heading for the NTP-SVM ``W^mm``
+    rather than another separating direction ``W^d`` of Proposition 1 makes it tend to +1; a
+    limit along ``W^d`` would make it tend to -1.
 
     Raises
     ------
     InvalidDataError
-        If the two directions are parallel (no side to take), or the matrices are not finite
-        and of one shape.
+        If the two directions are parallel (no side to take), a matrix is zero, or the matrices
+        are not finite and of one shape.
     """
     W, target, other = (
         as_float_array(x, name, 2) for x, name in ((W, "W"), (target, "target"), (other, "other"))
@@ -260,7 +263,12 @@ def toward(W: ArrayLike, target: ArrayLike, other: ArrayLike) -> float:
     apart = 1.0 - correlation(target, other)
     if not apart > settings.PARALLEL_TOL:
         raise InvalidDataError(f"target and other are parallel (1 - corr = {apart:.1e}): no side to take")
-    return float((correlation(W, target) - correlation(W, other)) / apart)
+    norms = [float(np.linalg.norm(x)) for x in (W, target, other)]
+    if min(norms) == 0:
+        raise InvalidDataError("W, target and other must be non-zero: a zero matrix has no direction")
+    unit, to_target, to_other = (x / norm for x, norm in zip((W, target, other), norms, strict=True))
+    near, far = np.linalg.norm(unit - to_target), np.linalg.norm(unit - to_other)
+    return float((far - near) / (far + near))
 
 
 def own_stream(seed: int, stream: int, *replicate: int) -> np.random.Generator:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
 from types import MappingProxyType
 
 import numpy as np
@@ -10,6 +12,7 @@ import pytest
 import ntpnb as ntp
 from ntpnb import _optim as optim
 from ntpnb import settings
+from ntpnb.chapter._parameters import read_parameters_cell
 from ntpnb.errors import InvalidDataError
 from ntpnb.linear._condition_thresholds import nested_instance
 from ntpnb.linear.experiments._beyond import ce_hessian
@@ -153,3 +156,35 @@ def test_horizons_by_budget_are_the_shorter_runs_extrapolations(small_synthetic)
     for bad in ([2000, 200], [0, 10], [1.5, 3.0]):
         with pytest.raises(InvalidDataError, match="budgets"):
             ntp.horizons_by_budget(data, lim, W0, lr, bad, 0.999, 20)
+
+
+@pytest.mark.parametrize("seed", ["book", 2])
+def test_chapter_8s_try_it_further_past_the_threshold_shows_what_its_box_expects(seed):
+    """The box's command `-p orbit_factors=...` at the chapter's settings: the change it announces.
+
+    At the book's seed and at one whose orbit goes from period 2 to no short period without a
+    period 4 between (the box says instances differ there): the amplitude grows along the row and
+    the two largest steps keep no period up to 8, where the chapter's own row holds only
+    converging runs and period-2 orbits.
+    """
+    source = Path(__file__).resolve().parents[3] / "notebooks" / "08_beyond.md"
+    box = re.search(r"ntpnb reproduce 08 -p orbit_factors=([0-9.,]+)`", source.read_text())
+    assert box, "chapter 8's Try it box no longer runs orbit_factors"
+    factors = [float(f) for f in box.group(1).split(",")]
+    cell = {name: p.value for name, p in read_parameters_cell(source).items()}
+    seed = cell["seed"] if seed == "book" else seed
+    data = ntp.synthetic_instance(n=cell["n"], m=cell["m"], d=cell["d"], V=cell["V"], S=cell["S"], seed=seed)
+    lim = ntp.limits(data)
+    W0 = ntp.lecun_decoder(data, ntp.own_stream(seed, 1))
+    critical = 2 / ntp.smoothness(data, W0).limit
+
+    def orbits(row):
+        return [
+            ntp.step_orbit(data, lim, W0, f * critical, cell["step_iter"], cell["n_records"]) for f in row
+        ]
+
+    tried = orbits(factors)
+    amplitudes = [o.amplitude for o in tried]
+    assert amplitudes == sorted(amplitudes) and len(set(amplitudes)) == len(amplitudes)
+    assert [o.period for o in tried[-2:]] == [0, 0]  # no period up to 8 at the two largest
+    assert {o.period for o in orbits(cell["orbit_factors"])} <= {1, 2}  # the chapter's own row

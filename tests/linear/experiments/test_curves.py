@@ -150,6 +150,27 @@ def test_toward_is_plus_one_at_the_target_minus_one_at_the_other_and_refuses_par
         ntp.toward(a, b, 2 * b)
     with pytest.raises(InvalidDataError, match="share a shape"):
         ntp.toward(a, b, b[:2])
+    with pytest.raises(InvalidDataError, match="non-zero"):
+        ntp.toward(0 * a, a, b)
+
+
+def test_toward_stays_in_its_range_and_is_the_angles_chordal_distances():
+    """Past the target, away from the other (a ratio of correlations exceeds 1 there), it stays in [-1, 1]."""
+    rng = np.random.default_rng(1)
+    a, b = rng.standard_normal((2, 3, 4))
+    u, v = a / np.linalg.norm(a), b / np.linalg.norm(b)
+    beyond = 2 * u - v  # past a, on the far side from b
+    assert (np.sum(beyond * u) / np.linalg.norm(beyond) - np.sum(beyond * v) / np.linalg.norm(beyond)) / (
+        1 - np.sum(u * v)
+    ) > 1
+    for W in [beyond, -beyond, *rng.standard_normal((200, 3, 4))]:
+        value = ntp.toward(W, a, b)
+        # a second way: the chordal distance of an angle theta is 2 sin(theta / 2)
+        chord = [2 * np.sin(np.arccos(np.clip(np.sum(W * x) / np.linalg.norm(W), -1, 1)) / 2) for x in (u, v)]
+        assert -1 <= value <= 1
+        assert value == pytest.approx((chord[1] - chord[0]) / (chord[1] + chord[0]), abs=1e-9)
+        assert np.sign(value) == np.sign(np.sum(W * u) - np.sum(W * v))
+    assert 0 < ntp.toward(beyond, a, b) < 1
 
 
 def test_summary_table_names_each_quantity_in_math_a_column_per_run():
