@@ -1,7 +1,7 @@
 """The map of each check across a grid: its values, the share of seeds passing, the decision at each point.
 
 A check is matched across the seeds and the points by its claim, kind, protocol and what it
-measures, as a sweep matches it (:func:`ntpnb.evidence._verdicts.keyed`), and :func:`check_maps` gives
+measures, as a sweep matches it (:func:`ntpnb.evidence._series.keyed`), and :func:`check_maps` gives
 each one's map (:class:`CheckMap`): its values at every point and seed, the share of seeds at which
 it passes, the decision at each point and its boundaries (:mod:`._boundaries`).
 
