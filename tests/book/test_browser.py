@@ -564,12 +564,19 @@ def test_each_chapter_page_shows_one_parameters_cell_not_the_injected_copy_besid
     } == {}
 
 
-def test_a_link_to_a_term_opens_the_reports_closed_glossary_at_it(browser, built_book):
-    """The report's first screen links its terms to the glossary at its end, a closed block."""
+def test_each_pages_first_use_of_a_term_links_the_glossary(browser, built_book):
+    """The report's first screen links its terms to the book's glossary, and each page the first
+    use of every term (a chapter naming KKT, say) once."""
+    html = built_book / "_build" / "html"
     page = browser.new_page(viewport={"width": WIDTH, "height": 900})
-    page.goto((built_book / "_build" / "html" / "outputs" / "report.html").as_uri(), wait_until="load")
-    opened = "() => document.getElementById('term-pooled').closest('details').open"
-    assert page.evaluate(opened) is False  # closed as the page loads
-    page.click('a[href="#term-pooled"] >> nth=0')
-    page.wait_for_function(opened, timeout=5_000)
+    page.goto((html / "outputs" / "report.html").as_uri(), wait_until="load")
+    page.click('a[href$="glossary.html#term-pooled"] >> nth=0')
+    page.wait_for_url("**/outputs/glossary.html#term-pooled", timeout=5_000)
+    assert page.evaluate("() => document.getElementById('term-pooled') !== null")
+    links = """() => [...document.querySelectorAll('article a[href*="glossary.html#term-"]')]
+        .map(a => a.getAttribute('href').split('#')[1])"""
+    for chapter in sorted((html / "outputs" / "notebooks").glob("*.html")):
+        page.goto(chapter.as_uri(), wait_until="load")
+        terms = page.evaluate(links)
+        assert terms and len(terms) == len(set(terms)), (chapter.name, terms)  # each term once a page
     page.close()
