@@ -18,6 +18,7 @@ import textwrap
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from statistics import median
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from .._digits import format_bound
@@ -26,6 +27,7 @@ from ._boundaries import Boundary
 from ._decide import CheckMap
 from ._grid import Axis, Grid, paper_settings
 from ._results import PointKey
+from ._words import DECISION_WORDS
 
 if TYPE_CHECKING:  # matplotlib is imported by the functions that draw, not with the package
     from matplotlib.axes import Axes
@@ -36,12 +38,27 @@ if TYPE_CHECKING:  # matplotlib is imported by the functions that draw, not with
 MAP_WIDTH: float = PHONE_WIDTH
 #: Where a check holds, fails, or is undecided: marker face colours of a line's points.
 _DECISION_FACE = {True: COLORS[0], False: "white", None: "0.75"}
-#: What each face means, as the legend says it.
-_DECISION_WORDS = {True: "holds", False: "fails", None: "undecided"}
 #: The marker of a measured point, of an extrapolated one, and of one drawn at a log axis.
 _MEASURED, _EXTRAPOLATED, _AT_AXIS = "o", "^", "v"
 #: What the legend says of a value a log scale cannot show.
 AT_AXIS_NOTE = "≤ 0, drawn at the axis"
+#: The legend's entries for the seeds, the decisions and the boundaries (:func:`_legend_handles`),
+#: each with what it means in a caption (:func:`legend_words`), in the order a caption says them.
+LEGEND_WORDS: Mapping[str, str] = MappingProxyType(
+    {
+        "median of seeds": "the line is the median over the seeds",
+        "range of seeds": "the band, their range",
+        "each seed": "a faint point, one seed's value",
+        DECISION_WORDS[True]: f"a filled marker, the map's requirement {DECISION_WORDS[True]} at that point",
+        DECISION_WORDS[False]: f"an open marker, it {DECISION_WORDS[False]} there",
+        DECISION_WORDS[None]: f"a grey marker, {DECISION_WORDS[None]} (the seeds' runs do not decide it)",
+        "extrapolated": "a triangle, a value extrapolated beyond the runs",
+        AT_AXIS_NOTE: "a triangle on the axis, a value at or below zero, which the log scale cannot show",
+        "decision changes": "a grey span, where the decision changes between the grid points on its sides",
+    }
+)
+#: The legend's words for a required value (``"required > 0.9"``): its line dashed, or a band.
+REQUIRED_PREFIX = "required"
 
 
 @dataclass(frozen=True)
@@ -225,7 +242,7 @@ def _legend_handles(
     point = {"ls": "", "ms": 6, "mec": COLORS[0]}
     for decision in dict.fromkeys(check_map.holds[k] for k in made):
         face = _DECISION_FACE[decision]
-        handles.append(Line2D([], [], marker=_MEASURED, mfc=face, label=_DECISION_WORDS[decision], **point))
+        handles.append(Line2D([], [], marker=_MEASURED, mfc=face, label=DECISION_WORDS[decision], **point))
     if any(k in labels.extrapolated for k in made):
         handles.append(Line2D([], [], marker=_EXTRAPOLATED, mfc="0.9", label="extrapolated", **point))
     if log_y and any(median(check_map.values[k]) <= 0 for k in made):
@@ -345,6 +362,29 @@ def _draw_cell_boundary(ax: Axes, boundary: Boundary, xa: Axis, ya: Axis) -> Non
         i = xa.values.index(boundary.fixed[xa.name])
         for edge in range(low + 1, high + 1):
             ax.plot([i, i + 1], [edge, edge], color="#D55E00", lw=2.5, ls=ls)
+
+
+def legend_labels(fig: Figure) -> list[str]:
+    """The entries of every legend of ``fig`` (its own and its panels'), each once, in order."""
+    legends = [*fig.legends, *(ax.get_legend() for ax in fig.axes)]
+    texts = [text.get_text() for legend in legends if legend is not None for text in legend.get_texts()]
+    return list(dict.fromkeys(texts))
+
+
+def legend_words(fig: Figure) -> str:
+    """What each entry of ``fig``'s map legends means, for its caption: one sentence, in the maps' words.
+
+    The seeds, the decisions and the boundaries (:data:`LEGEND_WORDS`, in its order), the required
+    value, and the marked settings (the other entries, which name themselves); ``""`` for a figure
+    without a legend.
+    """
+    entries = legend_labels(fig)
+    clauses = [words for entry, words in LEGEND_WORDS.items() if entry in entries]
+    if any(entry.startswith(REQUIRED_PREFIX) for entry in entries):
+        clauses.append("dashed (or a shaded band), the value the map requires")
+    if any(entry not in LEGEND_WORDS and not entry.startswith(REQUIRED_PREFIX) for entry in entries):
+        clauses.append("the other lines, the settings the legend names (solid black: the paper's own)")
+    return f"In the legend, {'; '.join(clauses)}." if clauses else ""
 
 
 def shared_legend(fig: Figure, ncol: int = 4) -> None:

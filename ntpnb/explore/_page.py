@@ -17,7 +17,7 @@ from ._decide import CheckMap, check_maps
 from ._grid import Grid
 from ._grid import value_text as parameter_text
 from ._results import GridResults
-from ._words import boundary_summary, budget_notes, paper_words, value_text, where_it_holds
+from ._words import DECISION_WORDS, boundary_summary, budget_notes, paper_words, value_text, where_it_holds
 
 #: How a check's decision at a point is made, as the page states it (the book's rule).
 DECISION_RULE = (
@@ -69,7 +69,6 @@ def _point_table(check_map: CheckMap, grid: Grid) -> str:
     names = [a.name for a in grid.axes]
     head = [*names, "median", "range over the seeds", "passes at", "decision"]
     rows = []
-    words = {True: "holds", False: "fails", None: "undecided"}
     for key, decision in check_map.holds.items():
         values = check_map.values[key]
         point = [escape_markdown(value_text(axis, v)) for axis, v in zip(grid.axes, key, strict=True)]
@@ -80,7 +79,7 @@ def _point_table(check_map: CheckMap, grid: Grid) -> str:
             cells = [_number(median(values)), spread, f"{passed} of {len(values)} seeds"]
         else:
             cells = ["", "", "not made"]
-        rows.append([*point, *cells, words[decision]])
+        rows.append([*point, *cells, DECISION_WORDS[decision]])
     return markdown_table([escape_markdown(h) for h in head], rows)
 
 

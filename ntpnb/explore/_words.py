@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
+from types import MappingProxyType
 from typing import Any
 
 import numpy as np
@@ -26,8 +27,14 @@ def _axis(grid: Grid, name: str) -> Axis:
     return next(axis for axis in grid.axes if axis.name == name)
 
 
+#: A map's decision at a point in words, as the maps' pages, boundaries and legends say it.
+DECISION_WORDS: Mapping[bool | None, str] = MappingProxyType(
+    {True: "holds", False: "fails", None: "undecided"}
+)
+
+
 def _held(holds: bool) -> str:
-    return "holds" if holds else "fails"
+    return DECISION_WORDS[holds]
 
 
 def boundary_text(boundary: Boundary, grid: Grid, names: Mapping[str, str] | None = None) -> str:
