@@ -19,6 +19,7 @@ from markupsafe import Markup
 from sphinx.application import Sphinx
 
 from .._templates import render_inline
+from .._text import group_thousands
 
 #: The class of a word kept on one line (``white-space: nowrap`` in the book's stylesheet).
 WORD_CLASS = "ntpnb-word"
@@ -120,10 +121,6 @@ def keep_closing_punctuation(_app: Sphinx, doctree: nodes.document, _docname: st
             parent.insert(index + 1, nodes.Text(rest))
 
 
-#: A count of five digits or more, as a run writes it (``1000000``): not part of a decimal, a
-#: longer word or a number already grouped (``51,009``), an identifier (``arXiv:2402.18551``) or
-#: a path.
-_LONG_COUNT = re.compile(r"(?<![\w.,:/#\u2212-])\d{5,}(?![\w]|[.,]\d)")
 #: A number, range or quantity a line must not end inside: a power in exponent form (``1e-08``),
 #: a range (``0-4``, ``10-90%``), a number and its unit (``19.4 GiB``, ``0.08 s``).
 _NUMBER = r"\d[\d,]*(?:\.\d+)?(?:[eE][-+\u2212]?\d+)?"
@@ -131,11 +128,6 @@ _UNIT = r"(?:%|s|ms|min|h|GiB|MiB|KiB|GB|MB|kB|px|pt|nats?|bits?)(?![\w])"
 _WHOLE_NUMBER = re.compile(rf"(?<![\w.]){_NUMBER}(?:\s?[-\u2013]\s?{_NUMBER})?(?:\s?{_UNIT})?(?![\w.]\d)")
 #: The space kept between a number and its unit.
 NO_BREAK_SPACE = "\u00a0"
-
-
-def group_thousands(text: str) -> str:
-    """``text`` with each count of five digits or more grouped by thousands (``1,000,000``)."""
-    return _LONG_COUNT.sub(lambda m: f"{int(m.group()):,}", text)
 
 
 def number_pieces(text: str) -> list[tuple[str, bool]]:
