@@ -224,7 +224,8 @@ TABLES = """() => {
 
 #: At the width the page is laid out at: its height (every block closed), the words broken inside
 #: a table's cells or a report card's field names (a word whose characters are laid out on two
-#: lines), the lines of prose that start with the punctuation closing the line before, where its
+#: lines), the lines of prose that start with the punctuation closing the line before, the
+#: numbers, ranges and quantities of the prose laid out on two lines, where its
 #: first visible figure starts, and where the scoreboard's first claim (its badge
 #: and its short statement) ends, if the page has a scoreboard.
 LAYOUT = """() => {
@@ -268,6 +269,26 @@ LAYOUT = """() => {
             punctuationStarts.push(node.textContent.split(/\\s/)[0]);
         }
     }
+    // a number, range or quantity of the prose laid out on two lines ("1e-" / "08", "seeds 0-" / "4)")
+    const brokenNumbers = [];
+    const number = String.raw`\\d[\\d,]*(?:\\.\\d+)?(?:[eE][-+\u2212]?\\d+)?`;
+    const unit = String.raw`(?:%|s|ms|min|GiB|MiB|GB|MB|kB|px|pt|nats?|bits?)(?![\\w])`;
+    const dashRange = String.raw`(?:\\s?[-\u2013]\\s?${number})?`;
+    const whole = new RegExp(String.raw`${number}${dashRange}(?:[\\s\u00a0]?${unit})?`, 'g');
+    const numbers = document.createTreeWalker(main, NodeFilter.SHOW_TEXT, {acceptNode: t =>
+        t.parentElement.closest('pre, code, script, style, mjx-container, .highlight')
+            ? NodeFilter.FILTER_REJECT : NodeFilter.FILTER_ACCEPT});
+    for (let node = numbers.nextNode(); node; node = numbers.nextNode()) {
+        if (!node.parentElement.checkVisibility()) continue;
+        for (const m of node.textContent.matchAll(whole)) {
+            if (!/[-\u2013\\s\u00a0]/.test(m[0]) || /\\w/.test(node.textContent[m.index - 1] ?? '')) continue;
+            const range = document.createRange();
+            range.setStart(node, m.index);
+            range.setEnd(node, m.index + m[0].length);
+            const rects = [...range.getClientRects()].filter(r => r.width > 0);
+            if (new Set(rects.map(r => Math.round(r.top))).size > 1) brokenNumbers.push(m[0]);
+        }
+    }
     const figure = [...main.querySelectorAll('figure, img')].find(e => e.checkVisibility());
     const board = document.querySelector('.ntpnb-scoreboard');
     const first = board && [...board.querySelectorAll('.ntpnb-badge, .ntpnb-short')].slice(0, 2);
@@ -275,6 +296,7 @@ LAYOUT = """() => {
         height: document.documentElement.scrollHeight,
         broken,
         punctuationStarts,
+        brokenNumbers,
         firstFigure: figure ? figure.getBoundingClientRect().top + window.scrollY : null,
         scoreboard: first && first.length ? Math.max(...first.map(
             e => e.getBoundingClientRect().bottom + window.scrollY)) : null,
@@ -491,6 +513,13 @@ def test_no_line_starts_with_the_punctuation_that_closes_the_line_before_on_any_
     """No line of prose starts with ``),`` or ``;`` cut from the math, link or code it closes."""
     starts = found_at_each_width(visited, "punctuationStarts")
     assert not starts, listed(starts)
+
+
+def test_no_number_range_or_unit_breaks_across_lines_on_any_page_at_any_width(visited):
+    """No line of prose ends inside a number (``1e-`` / ``08``), a range (``seeds 0-`` / ``4)``,
+    ``10-`` / ``90%``) or before a number's unit (ntpnb.book._words keeps them whole)."""
+    broken = found_at_each_width(visited, "brokenNumbers")
+    assert not broken, listed(broken)
 
 
 def test_the_introduction_opens_with_every_claims_short_statement_and_verdict(visited):
