@@ -191,42 +191,68 @@ def test_each_terms_first_use_is_found_once_the_longest_form_first():
     assert {"KKT", "NNLS", "Clarabel", "L-BFGS", "LP", "separability LP"} <= set(TERMS)
 
 
+class _Std:
+    """The standard domain's glossary terms (lower case -> document, id), as Sphinx keeps them."""
+
+    def __init__(self, terms):
+        self._terms = {term.lower(): ("outputs/glossary", f"term-{term}") for term in terms}
+
+
 class _Env:
-    def __init__(self, docs, docname):
-        self.found_docs, self.docname = set(docs), docname
+    def __init__(self, docs, terms):
+        self.all_docs, self._std = set(docs), _Std(terms)
+
+    def get_domain(self, name):
+        assert name == "std"
+        return self._std
+
+
+class _Builder:
+    def get_relative_uri(self, source, target):
+        return "glossary.html" if target != source else ""
 
 
 class _App:
-    def __init__(self, docs, docname):
-        self.env = _Env(docs, docname)
+    def __init__(self, docs, terms=tuple(TERMS)):
+        self.env, self.builder = _Env(docs, terms), _Builder()
 
 
-def test_a_pages_first_use_of_each_term_becomes_a_reference_to_the_glossary():
-    from sphinx import addnodes
+def _page():
+    doctree = nodes.document("", "")
+    doctree += nodes.section("", nodes.title("", "KKT in a heading"))
+    doctree += nodes.paragraph(
+        "", "", nodes.Text("Solved by CLARABEL and verified by its KKT conditions; KKT")
+    )
+    doctree += nodes.raw(
+        "", "<table><tr><td>a <code>NNLS</code> and a rate test</td></tr></table>", format="html"
+    )
+    doctree += nodes.paragraph(
+        "", "", nodes.literal("", "NNLS in code"), nodes.Text(" then NNLS, a rate test.")
+    )
+    return doctree
 
-    def page():
-        doctree = nodes.document("", "")
-        doctree += nodes.section("", nodes.title("", "KKT in a heading"))
-        doctree += nodes.paragraph(
-            "", "", nodes.Text("Solved by CLARABEL and verified by its KKT conditions; KKT")
-        )
-        doctree += nodes.paragraph("", "", nodes.literal("", "NNLS in code"), nodes.Text(" then NNLS."))
-        return doctree
 
-    doctree = page()
-    link_first_uses(_App({"outputs/glossary", "ch"}, "ch"), doctree)
-    refs = list(doctree.findall(addnodes.pending_xref))
-    assert [(r["reftarget"], r.astext(), r["reftype"], r["refdoc"]) for r in refs] == [
-        ("clarabel", "CLARABEL", "term", "ch"),
-        ("kkt", "KKT", "term", "ch"),
-        ("nnls", "NNLS", "term", "ch"),
+def test_a_pages_first_use_of_each_term_links_the_glossary_in_its_text_and_its_own_html():
+    doctree = _page()
+    link_first_uses(_App({"outputs/glossary", "ch"}), doctree, "ch")
+    refs = [(r["refuri"], r.astext()) for r in doctree.findall(nodes.reference)]
+    assert refs == [
+        ("glossary.html#term-Clarabel", "CLARABEL"),
+        ("glossary.html#term-KKT", "KKT"),
+        ("glossary.html#term-NNLS", "NNLS"),  # its first use outside code: after the table
     ]
-    assert doctree.astext().count("KKT") == 3  # the text itself is unchanged
+    (raw,) = doctree.findall(nodes.raw)  # the table's own HTML: the page's first "rate test"
+    assert raw.astext() == (
+        "<table><tr><td>a <code>NNLS</code> and a "
+        '<a class="reference internal" href="glossary.html#term-rate test">'
+        '<span class="xref std std-term">rate test</span></a></td></tr></table>'
+    )
+    assert doctree.astext().count("KKT") == 3  # the prose's text itself is unchanged
     # a book without the glossary page (an explore tree's), and the glossary page itself: no links
     for docs, name in (({"ch"}, "ch"), ({"outputs/glossary"}, "outputs/glossary")):
-        doctree = page()
-        link_first_uses(_App(docs, name), doctree)
-        assert not list(doctree.findall(addnodes.pending_xref))
+        doctree = _page()
+        link_first_uses(_App(docs), doctree, name)
+        assert not list(doctree.findall(nodes.reference))
 
 
 def test_the_references_sort_by_surname_with_accents_folded():
