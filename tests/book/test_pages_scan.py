@@ -250,16 +250,17 @@ def test_each_known_code_name_is_still_written_where_it_comes_from():
         assert name in (ROOT / source).read_text(encoding="utf-8"), f"{name}: fixed? remove it from the list"
 
 
+#: The pages of the API reference besides ``book/api/``: its overview and Sphinx's indexes of names.
+API_PAGES = frozenset({"api.html", "py-modindex.html", "genindex.html", "search.html"})
+
+
 def page_code_names(html: Path, pages: list[Path]) -> dict[str, list[Finding]]:
     """The code names (:func:`~ntpnb.book._page_scan.code_names`) on each of ``pages``, by page."""
     names = defined_names() | chapter_parameter_names(ROOT / "notebooks")
     found = {}
     for page in pages:
-        if page.relative_to(html).parts[:2] == ("book", "api") or page.name in (
-            "api.html",
-            "py-modindex.html",
-        ):
-            continue  # the API reference is the code's own
+        if page.relative_to(html).parts[:2] == ("book", "api") or page.name in API_PAGES:
+            continue  # the API reference and its indexes are the code's own
         found[str(page.relative_to(html))] = code_names(parse(page.read_text(encoding="utf-8")), names)
     return found
 

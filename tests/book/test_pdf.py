@@ -654,8 +654,9 @@ def test_no_page_is_more_than_half_blank_but_where_a_page_of_the_book_ends(print
     for number, page in enumerate(printed.pages):
         if number < starts[0] or number + 1 in starts or number + 1 == len(printed.pages):
             continue
+        if any(y > BODY_BOTTOM for y in page.images):
+            continue  # a figure's page (an image's top is known, not its foot)
         lowest = min([y for y, _, _ in page.runs if BODY_BOTTOM < y < BODY_TOP + 2] + [BODY_TOP])
-        lowest = min([lowest, *(y for y in page.images if y > BODY_BOTTOM)])
         used = (BODY_TOP - lowest) / (BODY_TOP - BODY_BOTTOM)
         if used < 1 - MAX_BLANK:
             blank.append((number + 1, round(used, 2), " ".join(printed.texts[number].split()[:8])))
