@@ -17,6 +17,7 @@ from typing import Any
 from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
 from markupsafe import Markup
 
+from ._text import group_thousands
 from .errors import InvalidDataError
 
 #: A word with a hyphen inside (``1e-06``, ``sub-problems``): a browser may break a line after it.
@@ -27,11 +28,13 @@ def words(text: Any) -> list[tuple[str, bool]]:
     r"""``text`` in pieces (words and the space between), each with whether to keep it on one line.
 
     A word with a hyphen inside is kept whole (a table cell that wraps never shows ``1e-`` above
-    ``06``); text with math (``$`` or ``\(``), or markup, is one piece, as it is.
+    ``06``), and a long count is grouped by thousands (:func:`~._text.group_thousands`); text
+    with math (``$`` or ``\(``), or markup, is one piece, as it is.
     """
     if isinstance(text, Markup) or "$" in str(text) or "\\(" in str(text):
         return [(text, False)]
-    return [(piece, bool(_HYPHENATED.fullmatch(piece))) for piece in re.split(r"(\s+)", str(text)) if piece]
+    pieces = re.split(r"(\s+)", group_thousands(str(text)))
+    return [(piece, bool(_HYPHENATED.fullmatch(piece))) for piece in pieces if piece]
 
 
 @cache

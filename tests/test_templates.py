@@ -84,6 +84,7 @@ def test_a_check_tables_hyphenated_words_are_kept_on_one_line_and_math_and_marku
         ("-x", False),  # a sign, not a hyphen inside a word
     ]
     assert words("$e^{-\\gamma}$ in 1e-06") == [("$e^{-\\gamma}$ in 1e-06", False)]  # math unsplit
+    assert [piece for piece, _ in words("GD at k = 1000000")][-1] == "1,000,000"  # a count grouped
     link = Markup('<a href="x">sub-problems</a>')
     assert words(link) == [(link, False)]
 

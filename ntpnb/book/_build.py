@@ -43,6 +43,7 @@ from ..records._places import notebook_sources, subfolder
 from ..records._tree import RUN_RECORD_NAME
 from ..settings import STOP_CHECK_SECONDS
 from ._executed import notebook_problems
+from ._glossary import write_glossary_page
 from ._pdf import PDF_ENV, PDF_NAME, SCREENSHOT_CHAPTER, SCREENSHOT_NAME, missing_printer, single_page
 from ._report import read_tree, verdict_summary, write_report
 from ._trees import BOOK_SITE_DIRNAME, RUN_SITE_DIRNAME, BookTree, describe_unrunnable, shown, verify_tree
@@ -146,6 +147,7 @@ def stage_sources(book: BookTree, source: Path, missing: Sequence[str]) -> None:
         shutil.copy2(tree.root / RUN_RECORD_NAME, outputs / RUN_RECORD_NAME)
     for page in GENERATED_PAGES:
         shutil.copy2(tree.root / page, outputs / page)
+    write_glossary_page(outputs)  # the same for every tree: made with the book, not kept in it
     if tree.benchmarks.is_dir():  # the benchmarks page shows its plots from there
         shutil.copytree(tree.benchmarks, outputs / tree.benchmarks.name, ignore=ignore)
     for name in missing:

@@ -14,6 +14,15 @@ Each rule is a function of one page's parsed HTML (:func:`parse`) returning a li
 * :func:`over_precise_numbers`: a decimal number with more than :data:`MAX_DIGITS` significant
   digits (``0.0333333``, ``1.00208e-292``), or a number that says nothing (``< 1e+00``, ``0 ± 0``,
   ``0.00e+00``), in the page's prose, math or cell outputs (code a reader edits is not scanned).
+* :func:`code_names`: a name the package defines (:mod:`._code_names`: ``corr_corrected``,
+  ``ntpnb-active-set``) in what a reader reads (:func:`read_texts`): prose, headings, tables,
+  captions and cell outputs (a folded cell's too), inline code in a caption, a heading or a
+  cell's output; not code a reader runs or types (a cell's source, a code block) or that the
+  prose cites as code (inline code naming the API, a parameter or a setting, as a "Try it"
+  command or the notation page's column of the code's names does).
+* :func:`repeated_words` and :func:`unbalanced_brackets`: a word written twice in a row ("the the"),
+  and a bracket that opens without closing or closes without opening, in a block of prose (math
+  and code set aside; an interval may open with one kind and close with the other, ``(0, 1]``).
 """
 
 from __future__ import annotations
@@ -25,6 +34,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from .._digits import SHOWN_DIGITS
+from ._code_names import found_names
 
 if TYPE_CHECKING:  # BeautifulSoup (the test extra; the book's theme needs it too) is imported by parse
     from bs4 import BeautifulSoup, Tag
@@ -234,3 +244,127 @@ def scan_page(html: str, parameter_names: Collection[str] = ()) -> list[Finding]
         *hidden_figures(page),
         *figure_number_gaps(page),
     ]
+
+
+#: Where text is code a reader runs or types, not words: a cell's source, a code block outside a
+#: cell's output, scripts and styles, and MathJax's math.
+_CODE_CLASSES = frozenset({"cell_input", "math", "MathJax", "MathJax_Preview"})
+_CODE_TAGS = frozenset({"script", "style", "textarea", "mjx-container"})
+#: Where inline code is read as words (a caption, a heading; a cell's output too), not as the
+#: prose's citation of the API, a parameter or a setting (a "Try it" command, the notation page's
+#: column of the code's names).
+_READ_AS_WORDS = frozenset({"figcaption", "caption", "h1", "h2", "h3", "h4", "h5", "h6"})
+
+
+def _read_text(element: Tag) -> bool:
+    """Whether the text in ``element`` is read as words (:func:`read_texts`)."""
+    nodes = [element, *element.parents]
+    if any(n.name in _CODE_TAGS or _CODE_CLASSES & set(n.get("class") or ()) for n in nodes):
+        return False
+    in_output = any("cell_output" in (n.get("class") or ()) for n in nodes)
+    if any(n.name == "pre" for n in nodes) and not in_output:
+        return False  # a code block of the prose (a command to type)
+    if any(n.name in ("code", "kbd", "samp") for n in nodes):
+        return in_output or any(n.name in _READ_AS_WORDS for n in nodes)
+    return True
+
+
+def read_texts(page: BeautifulSoup) -> list[str]:
+    """Every text of the page that a reader reads as words (see :func:`code_names`), in page order."""
+    return [
+        str(text)
+        for text in _body(page).find_all(string=True)
+        if type(text).__name__ == "NavigableString" and _read_text(text.parent)
+    ]
+
+
+def code_texts(page: BeautifulSoup) -> list[str]:
+    """Every text of the page that is code: what :func:`read_texts` leaves out, but scripts and math.
+
+    A cell's source, a code block, inline code the prose cites.
+    """
+    skipped = _CODE_TAGS | {"script", "style"}
+    return [
+        str(text)
+        for text in _body(page).find_all(string=True)
+        if type(text).__name__ == "NavigableString"
+        and not _read_text(text.parent)
+        and not any(
+            n.name in skipped or {"math", "MathJax", "MathJax_Preview"} & set(n.get("class") or ())
+            for n in [text.parent, *text.parents]
+        )
+    ]
+
+
+def code_names(page: BeautifulSoup, names: Collection[str]) -> list[Finding]:
+    """Each of ``names`` (the package's, :func:`~._code_names.defined_names`) in the page's read text.
+
+    One finding a name and passage.
+    """
+    findings = []
+    for content in read_texts(page):
+        for start, end, word in found_names(content, names):
+            findings.append(Finding("code name", _snippet(content, start, end), word))
+    return list(dict.fromkeys(findings))
+
+
+#: The blocks whose text is one passage of prose, and what inside them is set aside (math, code).
+_BLOCKS = "p, h1, h2, h3, h4, h5, h6, dt, figcaption, th, td, li"
+_SET_ASIDE = "span.math, div.math, mjx-container, code, pre, kbd, script, style"
+#: A word written twice in a row (letters only: "0 0" in a table is two numbers).
+_REPEATED = re.compile(r"(?i)\b([a-z]+)\s+\1\b")
+_OPENS, _CLOSES = "([{", ")]}"
+
+
+#: What stands for a piece of math or code set aside: no word, so never a repeated one.
+_ASIDE = "\u2026"
+
+
+def _passages(page: BeautifulSoup) -> list[str]:
+    """The text of each block of prose (:data:`_BLOCKS`), math and code each as :data:`_ASIDE`."""
+    texts = []
+    for block in _body(page).select(_BLOCKS):
+        if block.find(_BLOCKS.split(", ")) is not None or block.find_parent(class_="cell_input"):
+            continue  # a block holding blocks: its own are read one by one
+        copy = parse(str(block))
+        for aside in copy.select(_SET_ASIDE):
+            aside.replace_with(_ASIDE)
+        texts.append(" ".join(copy.get_text().split()))
+    return [text for text in texts if text]
+
+
+def repeated_words(page: BeautifulSoup) -> list[Finding]:
+    """Each word written twice in a row in a passage of prose ("the the")."""
+    findings = []
+    for text in _passages(page):
+        for match in _REPEATED.finditer(text):
+            findings.append(
+                Finding("repeated word", _snippet(text, match.start(), match.end()), match.group(1))
+            )
+    return findings
+
+
+def bracket_balance(text: str) -> str | None:
+    """What is wrong with the brackets of ``text`` (``"')' closes nothing"``), or None if they balance.
+
+    A round or square bracket closes either kind (an interval: ``(0, 1]``); a brace closes a brace.
+    """
+    stack: list[str] = []
+    for char in text:
+        if char in _OPENS:
+            stack.append(char)
+        elif char in _CLOSES:
+            if not stack or (char == "}") != (stack[-1] == "{"):
+                return f"{char!r} closes nothing"
+            stack.pop()
+    return f"{stack[-1]!r} is not closed" if stack else None
+
+
+def unbalanced_brackets(page: BeautifulSoup) -> list[Finding]:
+    """Each passage of prose whose brackets do not balance (:func:`bracket_balance`)."""
+    findings = []
+    for text in _passages(page):
+        problem = bracket_balance(text)
+        if problem is not None:
+            findings.append(Finding("unbalanced brackets", _snippet(text, 0, min(len(text), 80)), problem))
+    return findings

@@ -69,6 +69,8 @@ SCREENSHOT_SIZE = {"width": 1366, "height": 900}
 #: The PDF's margins (mm) on its A4 paper (210 mm wide), and its page format as Chromium takes it.
 MARGINS_MM = {"top": 14, "bottom": 16, "left": 12, "right": 12}
 PAGE = {"format": "A4", "margin": {side: f"{mm}mm" for side, mm in MARGINS_MM.items()}}
+#: A CSS pixel in points, as Chromium prints it (96 pixels to the inch).
+CSS_PIXEL_PT = 0.75
 #: The width of a printed page's text in CSS pixels (96 to the inch), at which the book is laid out.
 PRINT_WIDTH = round((210 - MARGINS_MM["left"] - MARGINS_MM["right"]) / 25.4 * 96)
 
@@ -122,6 +124,18 @@ LEFT_OUT = ("book/api",)
 PREPARE_SCRIPT = Path(__file__).parent / "print" / "prepare.js"
 #: How many times the book may be printed until its contents' page numbers are those of the print.
 MAX_PRINTS = 3
+#: The script that moves a figure after the text that follows it (:func:`float_figures`).
+FLOAT_SCRIPT = Path(__file__).parent / "print" / "float.js"
+#: The id of a figure's marker (the empty block before it, where the text before it ends) is
+#: this prefix and the figure's id (``print/prepare.js``).
+FIGURE_MARK = "ntpnb-print-before-"
+#: How much of a page's text area (its height) may stay blank before a figure that did not fit.
+MAX_BLANK = 0.5
+#: How far below the top of its page's text area (points) a figure that did not fit on the page
+#: before starts: room for a heading that went with it.
+NEAR_TOP = 80
+#: How many prints may move figures before the contents are numbered (:func:`float_figures`).
+MAX_FLOAT_PRINTS = 4
 
 
 def prepare(tab: Any) -> dict[str, Any]:
@@ -129,9 +143,10 @@ def prepare(tab: Any) -> dict[str, Any]:
 
     The documents of :data:`LEFT_OUT` are removed, each page of the book marked to start a printed
     page, and the theme's printed contents replaced by the book's, with an empty slot for each
-    entry's page number. Returns ``{"outline": [...], "contents": [ids]}``: the outline's entries
-    in reading order (``{"part": caption}``, or ``{"id", "title", "depth"}`` with depth 0 for a
-    page's title, 1 for its sections, 2 for theirs), and the ids of the contents' entries.
+    entry's page number; each figure gets a marker before it (:data:`FIGURE_MARK`). Returns
+    ``{"outline": [...], "contents": [ids], "figures": [ids]}``: the outline's entries in reading
+    order (``{"part": caption}``, or ``{"id", "title", "depth"}`` with depth 0 for a page's
+    title, 1 for its sections, 2 for theirs), the ids of the contents' entries and the figures'.
     """
     return tab.evaluate(PREPARE_SCRIPT.read_text(encoding="utf-8"), list(LEFT_OUT))
 
@@ -201,12 +216,56 @@ def with_outline(pdf: bytes, outline: list[dict[str, Any]]) -> bytes:
     return out.getvalue()
 
 
-def print_numbered(tab: Any, contents: list[str], **options: Any) -> bytes:
+def text_area_pt() -> tuple[float, float]:
+    """The top and bottom of a printed page's text area, in points from the page's foot (A4)."""
+    height = 297 / 25.4 * 72
+    return height - MARGINS_MM["top"] / 25.4 * 72, MARGINS_MM["bottom"] / 25.4 * 72
+
+
+def figures_to_float(
+    found: dict[str, tuple[int, float | None]], figures: list[str]
+) -> list[dict[str, float | str]]:
+    """The figures of a print (its destinations ``found``) that left the page before them half blank.
+
+    A figure floats when it starts near the top of its page (within :data:`NEAR_TOP`) and its
+    marker, where the text before it ends, is on the page before, more than :data:`MAX_BLANK` of
+    whose text area is left blank. Each as ``{"id": figure, "blank": height in CSS pixels}``.
+    """
+    top, bottom = text_area_pt()
+    moves: list[dict[str, float | str]] = []
+    for figure in figures:
+        mark = found.get(FIGURE_MARK + figure)
+        if figure not in found or mark is None or found[figure][1] is None or mark[1] is None:
+            continue
+        (page, starts), (mark_page, ends) = found[figure], mark
+        blank = ends - bottom  # type: ignore[operator]
+        if mark_page == page - 1 and starts > top - NEAR_TOP and blank > MAX_BLANK * (top - bottom):
+            moves.append({"id": figure, "blank": blank / CSS_PIXEL_PT})
+    return moves
+
+
+def float_figures(tab: Any, figures: list[str], **options: Any) -> bytes:
+    """Print ``tab`` until no figure leaves the page before it half blank; the last print.
+
+    Each print's figures that did (:func:`figures_to_float`) are moved after the text that follows
+    them (:data:`FLOAT_SCRIPT`), as far as fills their blank, and the book printed again; at most
+    :data:`MAX_FLOAT_PRINTS` prints (a figure that cannot move stays where it is).
+    """
+    script = FLOAT_SCRIPT.read_text(encoding="utf-8")
+    for _ in range(MAX_FLOAT_PRINTS):
+        pdf = tab.pdf(**options)
+        moves = figures_to_float(destinations(pdf), figures)
+        if not moves or not tab.evaluate(script, moves):
+            break
+    return pdf
+
+
+def print_numbered(tab: Any, contents: list[str], first: bytes | None = None, **options: Any) -> bytes:
     """Print ``tab`` until the page numbers in its contents (the ids ``contents``) are those printed.
 
-    The first print finds each entry's page; the numbers are written into the contents (whose
-    length they do not change: the slots have a fixed width) and the book printed again, until a
-    print agrees with its contents.
+    The first print (or ``first``, a print already made) finds each entry's page; the numbers are
+    written into the contents (whose length they do not change: the slots have a fixed width)
+    and the book printed again, until a print agrees with its contents.
 
     Raises
     ------
@@ -215,7 +274,7 @@ def print_numbered(tab: Any, contents: list[str], **options: Any) -> bytes:
     """
     shown: dict[str, int] | None = None
     for _ in range(MAX_PRINTS):
-        pdf = tab.pdf(**options)
+        pdf, first = (first, None) if first is not None else (tab.pdf(**options), None)
         found = destinations(pdf)
         missing = [id_ for id_ in contents if id_ not in found]
         if missing:
@@ -253,15 +312,15 @@ def print_book(page: Path, pdf: Path, shot: tuple[Path, Path] | None = None) -> 
         footer = render_inline("pdf_footer.html", line=line)
         book = prepare(tab)  # before the print media: the page is laid out for print once
         tab.emulate_media(media="print")
-        printed = print_numbered(
-            tab,
-            book["contents"],
+        options = {
             **PAGE,
-            print_background=True,
-            display_header_footer=True,
-            header_template=render_inline("pdf_header.html"),
-            footer_template=footer,
-        )
+            "print_background": True,
+            "display_header_footer": True,
+            "header_template": render_inline("pdf_header.html"),
+            "footer_template": footer,
+        }
+        floated = float_figures(tab, book["figures"], **options)
+        printed = print_numbered(tab, book["contents"], first=floated, **options)
         with atomic_path(pdf) as tmp:
             Path(tmp).write_bytes(with_outline(printed, book["outline"]))
         if shot is not None:  # what a reader of the chapter sees with its first figure mid-screen

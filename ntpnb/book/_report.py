@@ -67,7 +67,7 @@ from ..records._sweep import load_sweeps
 from ..records._tree import TreeRecord, load_tree_record
 from ._executed import read_notebook
 from ._footers import read_footers
-from ._glossary import GLOSSARY_LABEL, GLOSSARY_TITLE, TERMS, glossary_directive
+from ._glossary import GLOSSARY_LABEL
 from ._scoreboard import PAPER_TOPICS, SCOREBOARD_FILE, badge_html, card_anchor, scoreboard_data
 from ._trees import chapter_label, describe_run, visible
 
@@ -313,7 +313,7 @@ def _summary(pages: TreePages) -> list[str]:
     return [
         "In the *why* column *[a, b]* is a number's range over the seeds, and *x ± s* is an estimate",
         "{term}`pooled` over the seeds' trials with its {term}`standard error`; these terms and the",
-        f"others the report uses are defined at its end, in [{GLOSSARY_TITLE.lower()}](#{GLOSSARY_LABEL}).",
+        f"others the report uses are defined in the book's {{ref}}`glossary <{GLOSSARY_LABEL}>`.",
         "",
         ":::{table}",
         ":class: ntpnb-summary",
@@ -816,21 +816,9 @@ def _rule_and_platforms(pages: TreePages) -> list[str]:
     ]
 
 
-def _glossary() -> list[str]:
-    """The report's terms (:data:`~._glossary.TERMS`), last: a labelled heading and one closed block."""
-    summary = f"The {len(TERMS)} terms: {join_words(TERMS)}"
-    return [
-        f"({GLOSSARY_LABEL})=",
-        f"## {GLOSSARY_TITLE}",
-        "",
-        *_details(summary, glossary_directive(), "ntpnb-checks"),
-        "",
-    ]
-
-
 def render_report(pages: TreePages) -> str:
-    """The report page (MyST markdown) of ``tree``: its glossary last."""
-    sections = [*_report_head(pages), *_every_check(pages), *_rule_and_platforms(pages), *_glossary()]
+    """The report page (MyST markdown) of ``tree`` (its terms are the book's glossary's)."""
+    sections = [*_report_head(pages), *_every_check(pages), *_rule_and_platforms(pages)]
     return "\n".join(sections)
 
 

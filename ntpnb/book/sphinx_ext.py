@@ -37,8 +37,10 @@ from sphinx.util.osutil import relative_uri
 from ..errors import PathError
 from ..records._places import DEFAULT_OUTPUT_DIRNAME, OutputTree
 from . import _api_reference as api_reference
+from . import _bibliography as bibliography
 from . import _pictures as pictures
 from . import _scoreboard as scoreboard
+from . import _term_links as term_links
 from . import _words as words
 from ._binder import DEFAULT_BINDERHUB, binder_url, source_of_chapter
 from ._executed import notebook_problems
@@ -240,4 +242,6 @@ def setup(app: Sphinx) -> dict[str, Any]:
     scoreboard.setup(app)
     pictures.setup(app)
     words.setup(app)
+    term_links.setup(app)
+    bibliography.setup(app)
     return {"version": "2", "parallel_read_safe": True, "parallel_write_safe": True}

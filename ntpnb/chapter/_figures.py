@@ -93,7 +93,11 @@ def unit_rows(ax: Axes, trace, target: np.ndarray, H: np.ndarray, scale: float) 
 
 
 def draw_graph(ax: Axes, g, K: int) -> None:
-    """A graph of :func:`ntpnb.attention.token_priority_graphs` over ``K`` tokens, its SCCs shaded."""
+    """A graph of :func:`ntpnb.attention.token_priority_graphs` over ``K`` tokens, its SCCs shaded.
+
+    Its tokens and its title's last token are numbered from 1, as the papers number them (the
+    code's token ``v`` is labelled ``v + 1``).
+    """
     from matplotlib.patches import Polygon
 
     angle = 2 * np.pi * np.arange(K) / K
@@ -111,8 +115,8 @@ def draw_graph(ax: Axes, g, K: int) -> None:
         )
     for v in g.nodes:
         ax.scatter(*pos[v], s=380, color=COLORS[0], zorder=3)
-        ax.text(*pos[v], str(v), color="white", ha="center", va="center", zorder=4)
-    ax.set(xlim=(-1.6, 1.6), ylim=(-1.6, 1.6), aspect="equal", title=rf"$\mathcal{{G}}^{{({g.k})}}$")
+        ax.text(*pos[v], str(v + 1), color="white", ha="center", va="center", zorder=4)
+    ax.set(xlim=(-1.6, 1.6), ylim=(-1.6, 1.6), aspect="equal", title=rf"$\mathcal{{G}}^{{({g.k + 1})}}$")
     ax.axis("off")
 
 

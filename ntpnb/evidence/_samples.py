@@ -130,7 +130,14 @@ BOUNDS: tuple[str, ...] = (">", ">=", "<", "<=")
 
 #: The tests a :class:`Sample` can be checked with (see the module docstring).
 TESTS: tuple[str, ...] = (
-    "mean", "estimate", "mean_quantile", "rate", "pvalue", "instances", "median", "trend"
+    "mean",
+    "estimate",
+    "mean_quantile",
+    "rate",
+    "pvalue",
+    "instances",
+    "median",
+    "trend",
 )
 
 #: Resamples of a ``"mean_quantile"`` test, and the seed of its generator (the same on every machine).

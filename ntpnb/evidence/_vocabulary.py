@@ -228,8 +228,8 @@ def how_tested(sample: Sample, kind: str, relation: str) -> str:
 
     A claim's bound is decided on the estimate (its test says only how sure); a consistency by a
     two-sided test; a difference, a finding or a measurement by a one-sided test that must
-    establish it; p-values pooled by Fisher's method; 0/1 trials pooled in one exact trend test; a ``"mean_quantile"`` value against the
-    central range of our means of as many trials.
+    establish it; p-values pooled by Fisher's method; 0/1 trials pooled in one exact trend test;
+    a ``"mean_quantile"`` value against the central range of our means of as many trials.
     """
     level = f"{sample.level:.0%}"
     if sample.test == "pvalue":

@@ -30,7 +30,7 @@ from ._beyond_maps import (
 from ._book import build_explore_book
 from ._boundaries import Boundary
 from ._decide import CheckMap, check_maps
-from ._draw import MapLabels, Mark, draw_map, fit_title, shared_legend
+from ._draw import MapLabels, Mark, draw_map, fit_title, legend_words, shared_legend
 from ._grid import Axis, Grid, split_parameters
 from ._results import GridResults, point_check, point_run, run_grid
 from ._words import boundary_summary, format_by_point, seed_means, summary_lines
@@ -51,6 +51,7 @@ __all__ = [
     "MapLabels",
     "Mark",
     "shared_legend",
+    "legend_words",
     "summary_lines",
     "boundary_summary",
     "seed_means",

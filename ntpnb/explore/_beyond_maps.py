@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any
 
 import numpy as np
@@ -131,13 +132,22 @@ class HorizonMeasure:
         return [point_check("M2", what, last.log10_k, ">", np.log10(self.budgets[-1]))]
 
 
+#: Map M3's check of the gap, by whether both conditions hold at the point: what Proposition 1
+#: predicts there (a gap where a condition fails, none where both hold).
+GAP_CHECKS: Mapping[bool, str] = MappingProxyType(
+    {False: "inf CE - H where a condition fails", True: "inf CE - H where both conditions hold"}
+)
+
+
 @dataclass(frozen=True, eq=False)
 class ConditionsMeasure:
     """Map M3: one nested random draw at the point's ``d``: the gap ``inf CE - H`` and GD's approach.
 
     The checks, where neither condition's decision was numerically ambiguous (none there): the gap
-    above ``gap_floor`` (Proposition 1's ``inf CE > H``), and GD's ``CE - inf CE`` after
-    ``gd_steps`` relative to step 1 below ``gd_fast_ratio``.
+    as Proposition 1 predicts it, above ``gap_floor`` where a condition fails (``inf CE > H``)
+    and at most ``gap_floor`` where both hold (:data:`GAP_CHECKS`: a map of each, so that a
+    point fails only where the proposition does), and GD's ``CE - inf CE`` after ``gd_steps``
+    relative to step 1 below ``gd_fast_ratio``.
     """
 
     draw: NestedInstance
@@ -154,8 +164,9 @@ class ConditionsMeasure:
         self.runs[p.d] = p
         if p.ambiguous:
             return []
+        both = p.compatible and p.separable
         return [
-            point_check("M3", "inf CE - H", p.gap, ">", self.gap_floor),
+            point_check("M3", GAP_CHECKS[both], p.gap, "<=" if both else ">", self.gap_floor),
             point_check(
                 "M3", "GD: CE - inf CE, at the budget / at step 1", p.gd_ratio, "<", self.gd_fast_ratio
             ),

@@ -18,6 +18,7 @@ import textwrap
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from statistics import median
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from .._digits import format_bound
@@ -41,6 +42,23 @@ _DECISION_FACE = {True: COLORS[0], False: "white", None: "0.75"}
 _MEASURED, _EXTRAPOLATED, _AT_AXIS = "o", "^", "v"
 #: What the legend says of a value a log scale cannot show.
 AT_AXIS_NOTE = "≤ 0, drawn at the axis"
+#: The legend's entries for the seeds, the decisions and the boundaries (:func:`_legend_handles`),
+#: each with what it means in a caption (:func:`legend_words`), in the order a caption says them.
+LEGEND_WORDS: Mapping[str, str] = MappingProxyType(
+    {
+        "median of seeds": "the line is the median over the seeds",
+        "range of seeds": "the band, their range",
+        "each seed": "a faint point, one seed's value",
+        DECISION_WORDS[True]: f"a filled marker, the map's requirement {DECISION_WORDS[True]} at that point",
+        DECISION_WORDS[False]: f"an open marker, it {DECISION_WORDS[False]} there",
+        DECISION_WORDS[None]: f"a grey marker, {DECISION_WORDS[None]} (the seeds' runs do not decide it)",
+        "extrapolated": "a triangle, a value extrapolated beyond the runs",
+        AT_AXIS_NOTE: "a triangle on the axis, a value at or below zero, which the log scale cannot show",
+        "decision changes": "a grey span, where the decision changes between the grid points on its sides",
+    }
+)
+#: The legend's words for a required value (``"required > 0.9"``): its line dashed, or a band.
+REQUIRED_PREFIX = "required"
 
 
 @dataclass(frozen=True)
@@ -344,6 +362,29 @@ def _draw_cell_boundary(ax: Axes, boundary: Boundary, xa: Axis, ya: Axis) -> Non
         i = xa.values.index(boundary.fixed[xa.name])
         for edge in range(low + 1, high + 1):
             ax.plot([i, i + 1], [edge, edge], color="#D55E00", lw=2.5, ls=ls)
+
+
+def legend_labels(fig: Figure) -> list[str]:
+    """The entries of every legend of ``fig`` (its own and its panels'), each once, in order."""
+    legends = [*fig.legends, *(ax.get_legend() for ax in fig.axes)]
+    texts = [text.get_text() for legend in legends if legend is not None for text in legend.get_texts()]
+    return list(dict.fromkeys(texts))
+
+
+def legend_words(fig: Figure) -> str:
+    """What each entry of ``fig``'s map legends means, for its caption: one sentence, in the maps' words.
+
+    The seeds, the decisions and the boundaries (:data:`LEGEND_WORDS`, in its order), the required
+    value, and the marked settings (the other entries, which name themselves); ``""`` for a figure
+    without a legend.
+    """
+    entries = legend_labels(fig)
+    clauses = [words for entry, words in LEGEND_WORDS.items() if entry in entries]
+    if any(entry.startswith(REQUIRED_PREFIX) for entry in entries):
+        clauses.append("dashed (or a shaded band), the value the map requires")
+    if any(entry not in LEGEND_WORDS and not entry.startswith(REQUIRED_PREFIX) for entry in entries):
+        clauses.append("the other lines, the settings the legend names (solid black: the paper's own)")
+    return f"In the legend, {'; '.join(clauses)}." if clauses else ""
 
 
 def shared_legend(fig: Figure, ncol: int = 4) -> None:

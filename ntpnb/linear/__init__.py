@@ -33,7 +33,7 @@ from ._corpus import (
 from ._decoder_training import Limits, limits, loss_and_norm, train
 from ._descent import run_decoder
 from ._loss import ce_grad, ce_loss, entropy, kl_divergence, logits, softmax
-from ._max_margin import SVMSolution, ntp_svm, solve_ntp_svm
+from ._max_margin import SVMSolution, ntp_svm, solve_ntp_svm, solver_words
 from ._max_norm_svm import MaxNormSVM, max_norm_svm
 from ._ntp_data import NTPData
 from ._recipes import TOY2D_ENTROPY, TOY2D_SUPPORTS, dirichlet_on_supports, synthetic_instance, toy2d_instance
@@ -83,6 +83,7 @@ __all__ = [
     "satisfies_definition_2",
     "ntp_svm",
     "solve_ntp_svm",
+    "solver_words",
     "SVMSolution",
     "max_norm_svm",
     "MaxNormSVM",

@@ -16,10 +16,23 @@ from .. import settings
 from .._linalg import least_squares
 from .._qp import SVMSolution, min_norm_qp, scaled_back, scaled_solution, solve_reference
 from ..errors import InvalidDataError, NotSeparableError, SolverError
+from ._active_set import SOLVER_NAME as ACTIVE_SET_SOLVER
 from ._active_set import full_row_rank, reference_infeasible, solve_verified
 from ._constraints import NTPRows, ntp_constraints
 from ._ntp_data import NTPData, cached_per_data, normalized
 from ._separability import proves_separable, require_separable
+
+#: How a page names each method that answers an NTP-SVM (:attr:`SVMSolution.solver`): a reader's
+#: words, not the method's name in the code.
+SOLVER_WORDS = {ACTIVE_SET_SOLVER: "the active-set method", "CLARABEL": "Clarabel"}
+
+
+def solver_words(solver: str) -> str:
+    """The method ``solver`` (an :attr:`SVMSolution.solver`) as a page names it (:data:`SOLVER_WORDS`).
+
+    A method it does not name is given as the code names it.
+    """
+    return SOLVER_WORDS.get(solver, solver)
 
 
 @cached_per_data

@@ -735,10 +735,10 @@ def is_separable(data: NTPData, method: str = "auto") -> bool:
 def separating_direction(data: NTPData) -> np.ndarray:
     """Some ``W^d`` satisfying (6a) and (6b) (Definition 2), scaled to smallest margin 1.
 
-    The least-squares solution of ``H W^T = `` (1 on each support, 0 off it) when it separates
-    (always when ``H`` has full row rank); otherwise the interior-point max-margin LP's point. It
-    is not ``W^mm``. Its part ``1 u^T`` (no log-odds change) is removed: its columns sum to zero,
-    as those of ``W^mm`` and of every gradient iterate from ``W = 0`` do.
+    The least-squares solution of ``H W^T = S``, ``S`` being 1 on each support and 0 off it, when
+    it separates (always when ``H`` has full row rank); otherwise the interior-point max-margin
+    LP's point. It is not ``W^mm``. Its part ``1 u^T`` (no log-odds change) is removed: its
+    columns sum to zero, as those of ``W^mm`` and of every gradient iterate from ``W = 0`` do.
 
     Raises
     ------

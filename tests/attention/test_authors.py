@@ -90,8 +90,6 @@ def test_the_stored_curves_name_their_file_and_commit():
 
 
 def test_a_stored_curve_is_a_checks_artifact_a_mean_of_the_trials_given():
-    from ntpnb.evidence._checks import Artifact  # the science knows no check: the chapter makes it
-
     curve = load_authors().stored_curves["fig3"]
     artifact = Artifact.of(curve, 100)
     assert (artifact.source, artifact.value) == (curve.source, curve.value)

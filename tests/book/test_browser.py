@@ -226,7 +226,8 @@ TABLES = """() => {
 
 #: At the width the page is laid out at: its height (every block closed), the words broken inside
 #: a table's cells or a report card's field names (a word whose characters are laid out on two
-#: lines), the lines of prose that start with the punctuation closing the line before, where its
+#: lines), the lines of prose that start with the punctuation closing the line before, the
+#: numbers, ranges and quantities of the prose laid out on two lines, where its
 #: first visible figure starts, and where the scoreboard's first claim (its badge
 #: and its short statement) ends, if the page has a scoreboard.
 LAYOUT = """() => {
@@ -270,6 +271,26 @@ LAYOUT = """() => {
             punctuationStarts.push(node.textContent.split(/\\s/)[0]);
         }
     }
+    // a number, range or quantity of the prose laid out on two lines ("1e-" / "08", "seeds 0-" / "4)")
+    const brokenNumbers = [];
+    const number = String.raw`\\d[\\d,]*(?:\\.\\d+)?(?:[eE][-+\u2212]?\\d+)?`;
+    const unit = String.raw`(?:%|s|ms|min|GiB|MiB|GB|MB|kB|px|pt|nats?|bits?)(?![\\w])`;
+    const dashRange = String.raw`(?:\\s?[-\u2013]\\s?${number})?`;
+    const whole = new RegExp(String.raw`${number}${dashRange}(?:[\\s\u00a0]?${unit})?`, 'g');
+    const numbers = document.createTreeWalker(main, NodeFilter.SHOW_TEXT, {acceptNode: t =>
+        t.parentElement.closest('pre, code, script, style, mjx-container, .highlight')
+            ? NodeFilter.FILTER_REJECT : NodeFilter.FILTER_ACCEPT});
+    for (let node = numbers.nextNode(); node; node = numbers.nextNode()) {
+        if (!node.parentElement.checkVisibility()) continue;
+        for (const m of node.textContent.matchAll(whole)) {
+            if (!/[-\u2013\\s\u00a0]/.test(m[0]) || /\\w/.test(node.textContent[m.index - 1] ?? '')) continue;
+            const range = document.createRange();
+            range.setStart(node, m.index);
+            range.setEnd(node, m.index + m[0].length);
+            const rects = [...range.getClientRects()].filter(r => r.width > 0);
+            if (new Set(rects.map(r => Math.round(r.top))).size > 1) brokenNumbers.push(m[0]);
+        }
+    }
     const figure = [...main.querySelectorAll('figure, img')].find(e => e.checkVisibility());
     const glance = document.querySelector('.ntpnb-glance-papers');
     const chips = glance ? [...glance.querySelectorAll('.ntpnb-chip')] : [];
@@ -277,6 +298,7 @@ LAYOUT = """() => {
         height: document.documentElement.scrollHeight,
         broken,
         punctuationStarts,
+        brokenNumbers,
         firstFigure: figure ? figure.getBoundingClientRect().top + window.scrollY : null,
         scoreboard: chips.length ? chips[0].getBoundingClientRect().bottom + window.scrollY : null,
         glance: glance ? glance.getBoundingClientRect().bottom + window.scrollY : null,
@@ -495,6 +517,13 @@ def test_no_line_starts_with_the_punctuation_that_closes_the_line_before_on_any_
     assert not starts, listed(starts)
 
 
+def test_no_number_range_or_unit_breaks_across_lines_on_any_page_at_any_width(visited):
+    """No line of prose ends inside a number (``1e-`` / ``08``), a range (``seeds 0-`` / ``4)``,
+    ``10-`` / ``90%``) or before a number's unit (ntpnb.book._words keeps them whole)."""
+    broken = found_at_each_width(visited, "brokenNumbers")
+    assert not broken, listed(broken)
+
+
 def test_the_introductions_first_screen_shows_both_papers_verdicts_and_every_claim_below(visited):
     """At 1366 px both papers' verdicts at a glance end within the first GLANCE_SCREEN px; on a
     phone the first claim's verdict is on the first screen; every short statement is on the page."""
@@ -573,12 +602,19 @@ def test_each_chapter_page_shows_one_parameters_cell_not_the_injected_copy_besid
     } == {}
 
 
-def test_a_link_to_a_term_opens_the_reports_closed_glossary_at_it(browser, built_book):
-    """The report's first screen links its terms to the glossary at its end, a closed block."""
+def test_each_pages_first_use_of_a_term_links_the_glossary(browser, built_book):
+    """The report's first screen links its terms to the book's glossary, and each page the first
+    use of every term (a chapter naming KKT, say) once."""
+    html = built_book / "_build" / "html"
     page = browser.new_page(viewport={"width": WIDTH, "height": 900})
-    page.goto((built_book / "_build" / "html" / "outputs" / "report.html").as_uri(), wait_until="load")
-    opened = "() => document.getElementById('term-pooled').closest('details').open"
-    assert page.evaluate(opened) is False  # closed as the page loads
-    page.click('a[href="#term-pooled"] >> nth=0')
-    page.wait_for_function(opened, timeout=5_000)
+    page.goto((html / "outputs" / "report.html").as_uri(), wait_until="load")
+    page.click('a[href$="glossary.html#term-pooled"] >> nth=0')
+    page.wait_for_url("**/outputs/glossary.html#term-pooled", timeout=5_000)
+    assert page.evaluate("() => document.getElementById('term-pooled') !== null")
+    links = """() => [...document.querySelectorAll('article a[href*="glossary.html#term-"]')]
+        .map(a => a.getAttribute('href').split('#')[1])"""
+    for chapter in sorted((html / "outputs" / "notebooks").glob("*.html")):
+        page.goto(chapter.as_uri(), wait_until="load")
+        terms = page.evaluate(links)
+        assert terms and len(terms) == len(set(terms)), (chapter.name, terms)  # each term once a page
     page.close()

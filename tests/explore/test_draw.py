@@ -190,3 +190,24 @@ def test_shared_legend_takes_fewer_columns_rather_than_widen_the_figure():
         assert len(legend_texts(fig)) == 10
     finally:
         plt.close(fig)
+
+
+def test_a_maps_caption_defines_every_entry_of_its_legend_in_the_maps_words(figure):
+    """legend_words says what each entry the legend shows means (the decisions in the maps' words:
+    holds, fails), the required value and the marked settings, and nothing the legend does not show."""
+    from ntpnb.evidence._vocabulary import DECISION_WORDS
+    from ntpnb.explore import legend_words
+    from ntpnb.explore._draw import LEGEND_WORDS, legend_labels
+
+    entries = legend_labels(figure)
+    assert {"median of seeds", DECISION_WORDS[True], DECISION_WORDS[False], AT_AXIS_NOTE} <= set(entries)
+    words = legend_words(figure)
+    shown = [words_ for entry, words_ in LEGEND_WORDS.items() if entry in entries]
+    assert (
+        words == f"In the legend, {'; '.join(shown)}; dashed (or a shaded band), the value the map requires; "
+        "the other lines, the settings the legend names (solid black: the paper's own)."
+    )
+    assert (
+        "a filled marker, the map's requirement holds" in words and "an open marker, it fails there" in words
+    )
+    assert LEGEND_WORDS[DECISION_WORDS[None]] not in words  # no point is undecided: the legend has no grey

@@ -13,14 +13,21 @@
 //   * replaces the theme's printed contents with the book's: the parts, every page's title and
 //     the numbered sections of the chapters, each with an empty slot for its page number
 //     (span.ntpnb-print-page-number, of a fixed width: filling it changes no line);
-//   * links every heading of the outline from a hidden list, so that Chromium writes a named
-//     destination (its page and position) for each.
+//   * puts an empty marker block before each figure (ntpnb-print-before-ID), where the text
+//     before it ends;
+//   * gives the title of each block printed open (a dropdown's summary) an id (ntpnb-print-block-N);
+//   * links every heading of the outline, every figure and its marker, and every block's title
+//     from a hidden list, so that Chromium writes a named destination (its page and position) for
+//     each.
 // It returns the outline: [{part: "caption"} | {id, title, depth}] in reading order (depth 0: a
-// page's title; 1: its sections; 2: their subsections), and the ids the contents show pages for.
+// page's title; 1: its sections; 2: their subsections), the ids the contents show pages for, and
+// the ids of the figures.
 (leftOut) => {
   const MARKER = "document-";
   const OUTLINE_DEPTH = 2;
   const LONG_TOKEN = 24; // characters
+  const FIGURE_MARK = "ntpnb-print-before-";
+  const BLOCK_TITLE = "ntpnb-print-block-";
 
   const markers = () => [...document.querySelectorAll(`span[id^="${MARKER}"]`)];
   const docName = (marker) => marker.id.slice(MARKER.length);
@@ -220,16 +227,36 @@
   if (toc) toc.replaceWith(wrapper);
   else (front || article).prepend(wrapper);
 
-  // 9. A named destination for every heading of the outline.
+  // 9. Each figure's marker: an empty block right before the figure (before the cell that shows
+  // it), whose printed position is where the text before the figure ends (ntpnb.book.pdf floats a
+  // figure that leaves its page half blank, print/float.js).
+  const figures = [];
+  for (const figure of article.querySelectorAll("figure[id]")) {
+    const marker = document.createElement("div");
+    marker.className = "ntpnb-print-mark";
+    marker.id = FIGURE_MARK + figure.id;
+    (figure.closest("div.cell") ?? figure).before(marker);
+    figures.push(figure.id);
+  }
+
+  // 10. Each title of a block printed open (a dropdown's, a block of checks'), by an id of its own.
+  const titles = [];
+  for (const summary of article.querySelectorAll("details:not(.hide) > summary")) {
+    if (!summary.id) summary.id = `${BLOCK_TITLE}${titles.length + 1}`;
+    titles.push(summary.id);
+  }
+
+  // 11. A named destination for every heading of the outline, every figure and its marker, and
+  // every block's title.
   const anchors = document.createElement("nav");
   anchors.className = "ntpnb-print-anchors";
   anchors.setAttribute("aria-hidden", "true");
-  for (const item of outline) {
-    if (item.id === undefined) continue;
+  const targets = outline.filter((item) => item.id !== undefined).map((item) => item.id);
+  for (const id of [...targets, ...figures, ...figures.map((id) => FIGURE_MARK + id), ...titles]) {
     const link = document.createElement("a");
-    link.href = `#${item.id}`;
+    link.href = `#${id}`;
     anchors.append(link);
   }
   document.body.append(anchors);
-  return { outline, contents: shown };
+  return { outline, contents: shown, figures };
 }
