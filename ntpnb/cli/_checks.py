@@ -57,7 +57,16 @@ def _check_reproduce(args: argparse.Namespace) -> None:
     overrides = parse_overrides(args.param)
     # the command line, not the working tree: a chapter edited since its commit refuses no hint
     check_run(
-        args.root, args.names, args.profile, overrides, args.out, args.jobs, args.seeds, args.force, True
+        args.root,
+        args.names,
+        args.profile,
+        overrides,
+        args.out,
+        args.jobs,
+        args.seeds,
+        args.force,
+        True,
+        args.scheduler,
     )
 
 
@@ -68,7 +77,16 @@ def _check_explore(args: argparse.Namespace) -> None:
 
     axes, fixed = split_parameters(args.param)
     check_explore(
-        args.root, args.chapter, axes, fixed, args.profile, args.out, args.jobs, args.seeds, args.force
+        args.root,
+        args.chapter,
+        axes,
+        fixed,
+        args.profile,
+        args.out,
+        args.jobs,
+        args.seeds,
+        args.force,
+        args.scheduler,
     )
 
 

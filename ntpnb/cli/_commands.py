@@ -30,24 +30,33 @@ BENCHMARKS = "python -m benchmarks"
 
 
 def _cmd_reproduce(args: argparse.Namespace) -> int:
-    """Run the notebooks, say which failed, the verdicts across the seeds, and what to do next."""
-    from ..book import CHECK_FAILED
-    from ..chapter._parameters import parse_overrides
-    from ..records._places import output_tree
-    from ..runner import reproduce
+    """Run the notebooks, say which failed, the verdicts across the seeds, and what to do next.
 
-    results = reproduce(
+    The run is checked first (:func:`~ntpnb.runner.check_run`), so that a refusal loads nothing
+    that a run needs.
+    """
+    from ..chapter._parameters import parse_overrides
+    from ..runner import check_run
+
+    overrides = parse_overrides(args.param)
+    checked = check_run(
         args.root,
         args.names,
         args.profile,
+        overrides,
         args.out,
-        overrides=parse_overrides(args.param),
-        jobs=args.jobs,
-        force=args.force,
-        wait=not args.no_wait,
-        seeds=args.seeds,
-        scheduler=args.scheduler,
-        uncommitted=args.uncommitted,
+        args.jobs,
+        args.seeds,
+        args.force,
+        args.uncommitted,
+        args.scheduler,
+    )
+    from ..book import CHECK_FAILED
+    from ..records._places import output_tree
+    from ..runner import run_checked
+
+    results = run_checked(
+        args.root, checked, force=args.force, wait=not args.no_wait, scheduler=args.scheduler
     )
     checked = [r for r in results if r.complete and not r.ok]
     _print_failed_checks(checked)
@@ -147,14 +156,25 @@ def _time_spent(results: Sequence[ChapterRun], profile: str) -> str:
 
 def _cmd_explore(args: argparse.Namespace) -> int:
     """Run the grid, say which runs failed; exit 1 if some did (a check failing at a point is data)."""
-    from ..book import root_option, shown
     from ..explore import split_parameters
-    from ..runner import check_explore, explore
+    from ..runner import check_explore
 
     axes, fixed = split_parameters(args.param)
     checked = check_explore(
-        args.root, args.chapter, axes, fixed, args.profile, args.out, args.jobs, args.seeds, args.force
+        args.root,
+        args.chapter,
+        axes,
+        fixed,
+        args.profile,
+        args.out,
+        args.jobs,
+        args.seeds,
+        args.force,
+        args.scheduler,
     )
+    from ..book import root_option, shown
+    from ..runner import explore
+
     done = explore(args.root, checked, force=args.force, wait=not args.no_wait, scheduler=args.scheduler)
     if _print_crashed(done.results):
         return 1

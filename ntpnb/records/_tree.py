@@ -90,17 +90,21 @@ def write_tree_record(root: Path, record: TreeRecord) -> Path:
     return atomic_write_json(Path(root) / RUN_RECORD_NAME, asdict(record))
 
 
-def check_setting(root: Path, record: TreeRecord) -> TreeRecord | None:
+def check_setting(root: Path, record: TreeRecord, replace_unread: bool = False) -> TreeRecord | None:
     """The run record of the tree at ``root`` (None without one), if ``record``'s run may write there.
 
     A tree holds one setting (profile, overrides, interactive or not): NTPError if it holds a run
-    of another setting (or a damaged record).
+    of another setting, or a ``run.json`` that does not read as a run record, unless
+    ``replace_unread`` (``--force``: the run then writes its own over it, as None says).
     """
     try:
         held = load_tree_record(root)
     except PathError as exc:
+        if replace_unread:
+            return None
         raise NTPError(
-            f"{exc}; if the tree holds only runs of {record.describe()}, delete that file and rerun"
+            f"{exc}: it is not a record ntpnb wrote, or one damaged; move it away (if the tree holds "
+            f"only runs of {record.describe()}, delete it), or add --force to write this run's over it"
         ) from exc
     if held is not None:
         setting = (record.profile, record.overrides, record.interactive)
@@ -112,13 +116,14 @@ def check_setting(root: Path, record: TreeRecord) -> TreeRecord | None:
     return held
 
 
-def claim_tree(root: Path, record: TreeRecord) -> None:
+def claim_tree(root: Path, record: TreeRecord, replace_unread: bool = False) -> None:
     """Record in the ``run.json`` of the tree at ``root`` that ``record``'s run writes there (under its lock).
 
     Runs of the same profile and overrides add their seeds and notebooks to its record; NTPError
-    if it holds a run of another setting (or a damaged record: :func:`check_setting`).
+    if it holds a run of another setting (or a record that does not read, unless
+    ``replace_unread``: :func:`check_setting`).
     """
-    held = check_setting(root, record)
+    held = check_setting(root, record, replace_unread)
     if held is not None:
         seeds = tuple(dict.fromkeys((*held.seeds, *record.seeds)))
         notebooks = tuple(sorted({*held.notebooks, *record.notebooks}))

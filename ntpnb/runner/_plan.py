@@ -180,7 +180,7 @@ def planned_runs(
     with ExitStack() as locks:
         for c in sorted(checked, key=lambda c: str(tree_of[c.tree].root)):
             locks.enter_context(output_lock(tree_of[c.tree].root, wait=wait, log=log))
-            claim_tree(tree_of[c.tree].root, c.record)
+            claim_tree(tree_of[c.tree].root, c.record, force)
         for tree in trees:
             remove_leftovers(tree)
         cached, rerun = _cached_runs(runs, force)

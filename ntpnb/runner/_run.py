@@ -18,7 +18,7 @@ from ..records._manifest import recorded_figures
 from ..records._run import ChapterRun, PlannedRun, completed_run
 from ..records._staging import describe_write_failure, remove_leftovers
 from ..records._timings import record_timings
-from ._check import check_run
+from ._check import CheckedRun, check_run
 from ._cluster import run_on_dask
 from ._display import Display
 from ._jupyter_kernel import run_environment
@@ -87,7 +87,24 @@ def reproduce(
     RunInterruptedError
         On SIGINT (Ctrl-C): finished notebooks keep their outputs (and timings).
     """
-    checked = check_run(root, names, profile, overrides or {}, output_dir, jobs, seeds, force, uncommitted)
+    checked = check_run(
+        root, names, profile, overrides or {}, output_dir, jobs, seeds, force, uncommitted, scheduler
+    )
+    return run_checked(root, checked, log, force, wait, scheduler)
+
+
+def run_checked(
+    root: Path,
+    checked: CheckedRun,
+    log: Callable[[str], None] = print,
+    force: bool = False,
+    wait: bool = True,
+    scheduler: str | None = None,
+) -> list[ChapterRun]:
+    """Execute the run ``checked`` (:func:`~._check.check_run`) of the project at ``root``: :func:`reproduce`.
+
+    The command line checks a run first, so that a refusal loads none of what a run needs.
+    """
     for line in changed_lines(checked.changed):
         log(line)
     with planned_run(root, checked, force, wait, log) as plan:
