@@ -321,16 +321,22 @@ def finish_explore(tree: Path, log: Callable[[str], None]) -> list[Path]:
     """Draw the maps of the explore tree ``tree`` into its ``maps/``; one line per check to ``log``.
 
     The maps are :mod:`ntpnb.explore._decide`'s (:func:`~ntpnb.explore._folder.write_maps`, with
-    :func:`~ntpnb.explore._words.summary_lines`). Returns the files written.
+    :func:`~ntpnb.explore._words.summary_lines`); a line says each step, and the maps drawn
+    while they take seconds each (:class:`~ntpnb.book._progress.StepProgress`). Returns the files
+    written.
     """
+    from ..book._progress import StepProgress
     from ..explore._decide import check_maps
     from ..explore._folder import MAPS_DIRNAME, write_maps
     from ..explore._read import load_explore
     from ..explore._words import summary_lines
 
+    progress = StepProgress("the maps", lambda line: None, log)
+    progress.at("reading every run's records")
     results = load_explore(tree)
+    progress.at("deciding each check's map")
     maps = check_maps(results)  # decided once, for the files and the lines
-    written = write_maps(results, tree / MAPS_DIRNAME, maps)
+    written = write_maps(results, tree / MAPS_DIRNAME, maps, progress.at)
     for line in summary_lines(results, maps):
         log(line)
     return list(written)
