@@ -36,12 +36,14 @@ from typing import Any
 from tornado.web import HTTPError
 from traitlets import Bool
 
+from ._extras import install_advice
+
 try:  # jupytext's contents manager exists where jupyter_server does (the ``lab`` extra)
     from jupytext.sync_contentsmanager import TextFileContentsManager
 except ImportError as missing:
     raise ImportError(
-        "ntpnb.lab is JupyterLab's contents manager and needs the lab extra "
-        f"(./run.sh setup lab, or pip install 'ntpnb[lab]'): {missing}"
+        f"ntpnb.lab is JupyterLab's contents manager and needs the lab extra ({missing}): "
+        f"{install_advice('lab')}"
     ) from missing
 
 from .records._cache import package_fingerprint

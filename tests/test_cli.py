@@ -372,3 +372,47 @@ def test_list_without_a_benchmark_record_shows_no_time(tmp_path, capsys):
     (root / "benchmarks" / "chapter_times.json").write_text("{")
     assert cli.main(["list", "--root", str(root), "03"]) == 0
     assert "no benchmark record times: cannot read the benchmark record" in capsys.readouterr().out
+
+
+#: What a run loads to run: a refused run loads none of it.
+RUN_MODULES = ("ntpnb.runner._run", "ntpnb.runner._workers", "ntpnb.explore._book", "papermill", "matplotlib")
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["reproduce", "99"],
+        ["reproduce", "03", "-p", "seed=-3"],
+        ["explore", "03", "-p", "toy_lr=1,2", "--out", "outputs"],
+    ],
+)
+def test_a_refused_run_loads_none_of_what_a_run_needs(command):
+    """A refusal comes at once: the run's modules (workers, kernels, the maps' book) load after the check."""
+    code = (
+        "import sys\nfrom ntpnb import cli\n"
+        f"assert cli.main({command!r}) == 2\n"
+        f"print(sorted(m for m in sys.modules if m.startswith({RUN_MODULES!r})))"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
+    assert "ntpnb: error:" in proc.stderr
+    assert proc.stdout.strip().splitlines()[-1] == "[]", proc.stdout[-500:]
+
+
+def test_reproduce_with_book_builds_the_book_of_its_run(tmp_path, monkeypatch, capsys):
+    import ntpnb.book as book_face
+    from ntpnb import cli
+    from ntpnb.chapter import _parameters as profiles
+
+    from fake_notebooks import fake_notebook
+
+    (tmp_path / "notebooks").mkdir()
+    (tmp_path / "_toc.yml").write_text("format: jb-book\nroot: x\n")
+    body = 'from ntpnb.chapter._claims import ClaimLog\nClaimLog("a_one", profile, output_dir).conclude()'
+    (tmp_path / "notebooks" / "a_one.md").write_text(fake_notebook(body))
+    monkeypatch.setattr(profiles, "CHANGES", {"a_one": {}})
+    built = []
+    monkeypatch.setattr(book_face, "build_book", lambda book: built.append(book.tree.root) or 0)
+    monkeypatch.chdir(tmp_path)
+    assert cli.main(["reproduce", "--profile", "quick", "--jobs", "1", "--seeds", "1", "--book"]) == 0
+    assert built == [(tmp_path / "outputs" / "runs" / "profile=quick").resolve()]
+    assert "next: ntpnb book" not in capsys.readouterr().out  # it is built: no command left to run

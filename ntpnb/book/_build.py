@@ -38,6 +38,7 @@ from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
 
+from .._extras import missing_extra
 from ..errors import NTPError
 from ..records._manifest import manifest_path
 from ..records._places import notebook_sources, subfolder
@@ -314,7 +315,7 @@ def jupyter_book() -> Path:
     """
     jb = Path(sys.executable).parent / "jupyter-book"
     if not jb.exists():
-        raise NTPError(f"jupyter-book is not installed next to {sys.executable}; install ntpnb[book]")
+        raise NTPError(missing_extra("a book", "jupyter-book", "book"))
     return jb
 
 

@@ -22,7 +22,7 @@ from .._templates import render_inline
 from ..records._commit import SourceCommit
 from ..records._manifest import load_manifest, manifest_path
 from ..records._places import OutputTree
-from ..records._tree import load_tree_record
+from ..records._tree import chapter_seeds, load_tree_record
 from ._executed import read_notebook
 from ._trees import describe_run, visible
 
@@ -58,11 +58,13 @@ class Footers:
     executions: Mapping[str, Execution] = field(default_factory=dict)
     built: datetime = field(default_factory=lambda: datetime.now(timezone.utc))
     repository: str = ""
+    #: Each chapter's own label, with the seeds it ran at (else :attr:`label`).
+    chapter_labels: Mapping[str, str] = field(default_factory=dict)
 
     def chapter(self, name: str) -> str:
         """The footer of chapter ``name``'s page (HTML)."""
         execution = self.executions.get(name)
-        run = f"run: {escape(self.label)}"
+        run = f"run: {escape(self.chapter_labels.get(name, self.label))}"
         if execution is None:
             return f"Not executed in this run · {run}"
         when = f"Executed {format_time(execution.finished)}" if execution.finished else "Executed"
@@ -102,4 +104,7 @@ def read_footers(tree: OutputTree, repository: str = "") -> Footers:
             finished = finished.replace(tzinfo=timezone.utc)
         commit = load_manifest(path).commit if manifest_path(path).is_file() else SourceCommit()
         executions[path.stem] = Execution(finished, commit)
-    return Footers(describe_run(load_tree_record(tree.root)), executions, repository=repository)
+    record = load_tree_record(tree.root)
+    seeds = chapter_seeds(tree.root, record)
+    own = {name: describe_run(record, seeds={name: ran}) for name, ran in seeds.items()}
+    return Footers(describe_run(record, seeds=seeds), executions, repository=repository, chapter_labels=own)

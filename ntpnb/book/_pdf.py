@@ -38,6 +38,7 @@ from io import BytesIO
 from pathlib import Path
 from typing import Any
 
+from .._extras import install_advice
 from .._templates import render_inline
 from ..errors import NTPError
 from ..records._files import atomic_path
@@ -87,7 +88,7 @@ def missing_printer() -> str | None:
         try:
             importlib.import_module(module)
         except ImportError:
-            return f"the {package} package is not installed (pip install -e '.[pdf]')"
+            return f"the {package} package is not installed: {install_advice('pdf')}"
     return None
 
 

@@ -7,11 +7,13 @@ no overrides.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
 from ..errors import NTPError, PathError
 from ._files import atomic_write_json, read_record, texts_by_name
+from ._places import OutputTree
 
 #: The run record's file name, at the root of an output tree.
 RUN_RECORD_NAME = "run.json"
@@ -39,23 +41,21 @@ class TreeRecord:
         """The ``-p`` overrides as ``k=v, ...`` in name order ("" without any)."""
         return ", ".join(f"{k}={v}" for k, v in sorted(self.overrides.items()))
 
-    def describe(self) -> str:
-        """``profile paper, seeds 0-4`` or ``profile quick with n_g=121, seed=3; seed 3``.
+    def setting(self) -> str:
+        """``profile paper`` or ``profile quick with n_g=121, seed=3``: what ran, without its seeds.
 
-        An interactive run says so first: ``interactive run (not ntpnb reproduce), profile quick; seed 0``.
+        An interactive run says so first: ``interactive run (not ntpnb reproduce), profile quick``.
         """
         text = "interactive run (not ntpnb reproduce), " if self.interactive else ""
         text += f"profile {self.profile}"
-        if self.overrides:
-            text += " with " + self.overrides_text
-        seeds = sorted(self.seeds)
-        if len(seeds) == 1:
-            text += f"; seed {seeds[0]}"
-        elif seeds and seeds == list(range(seeds[0], seeds[-1] + 1)):
-            text += f"; seeds {seeds[0]}-{seeds[-1]}"
-        elif seeds:
-            text += "; seeds " + ", ".join(map(str, seeds))
-        return text
+        return text + (" with " + self.overrides_text if self.overrides else "")
+
+    def describe(self) -> str:
+        """``profile paper; seeds 0-4`` or ``profile quick with n_g=121, seed=3; seed 3``.
+
+        Its seeds are every seed any of its notebooks ran at (:func:`chapter_seeds` tells them apart).
+        """
+        return f"{self.setting()}; {seeds_text(self.seeds)}" if self.seeds else self.setting()
 
     @classmethod
     def from_json(cls, data: object) -> TreeRecord:
@@ -75,6 +75,34 @@ class TreeRecord:
         if not isinstance(interactive, bool) or not isinstance(version, str):
             raise ValueError("'interactive' is not true or false, or 'version' not a text")
         return cls(data["profile"], dict(overrides), tuple(seeds), tuple(notebooks), interactive, version)
+
+
+def seeds_text(seeds: Iterable[int]) -> str:
+    """``seed 3``, ``seeds 0-4`` (consecutive) or ``seeds 0, 2, 5``."""
+    seeds = sorted(set(seeds))
+    if len(seeds) == 1:
+        return f"seed {seeds[0]}"
+    if seeds == list(range(seeds[0], seeds[-1] + 1)):
+        return f"seeds {seeds[0]}-{seeds[-1]}"
+    return "seeds " + ", ".join(map(str, seeds))
+
+
+def chapter_seeds(root: Path, record: TreeRecord | None) -> dict[str, tuple[int, ...]]:
+    """The seeds each notebook ran at into the tree at ``root``, by name, as its files show.
+
+    The book's seed (the first of ``record``'s; none without a record) where the tree holds the
+    notebook's executed copy, and each seed of the sweep whose tree (``seeds/seed=S``) holds one.
+    """
+    tree = OutputTree(Path(root))
+    trees = dict(tree.seed_trees())
+    if record is not None and record.seeds:
+        trees = {record.seeds[0]: tree, **trees}
+    found: dict[str, list[int]] = {}
+    for seed, seed_tree in sorted(trees.items()):
+        for executed in sorted(seed_tree.notebooks.glob("*.ipynb")):
+            if not executed.name.startswith("."):
+                found.setdefault(executed.stem, []).append(seed)
+    return {name: tuple(seeds) for name, seeds in found.items()}
 
 
 def load_tree_record(root: Path) -> TreeRecord | None:
