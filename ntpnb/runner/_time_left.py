@@ -4,8 +4,9 @@ Each run a plan has still to execute expects a time (:func:`time_left`): its las
 machine (its tree's ``timings.json``), else the benchmark record's
 (:func:`~ntpnb.records._timings.reference_seconds`), multiplied by this run's pace (:func:`pace`:
 how its last finished runs compare with what was measured of them, which follows the load and
-the machine now) and by its chapter's factor (how that chapter's runs here compared with the
-others'). A run that compiled numba's kernels counts only while no other ended. The time left is
+the machine now; before any run ends, at least that of the slowest run under way) and by its
+chapter's factor (how that chapter's runs here compared with the others'). A run that compiled
+numba's kernels counts only while no other ended. The time left is
 that work shared among the jobs, said with what it rests on (:meth:`TimeLeft.describe`).
 """
 
@@ -122,16 +123,19 @@ def time_left(
     ``recorded``: each run's last time in its tree, by label (:func:`~._plan.recorded_seconds`);
     ``finished``: the results so far by label, in the order they ended; ``running``: the seconds
     each running run has run; ``reference``: the benchmark record's times by notebook and profile.
-    A run expects its base (:func:`base_seconds`) times the :func:`pace` now and its chapter's
-    factor; a run without a base, the mean time of its chapter's runs ended in this run
-    (:func:`_timed`). The work left (what the running ones still need, and the others) is shared
-    among the jobs, and is never less than the longest run left. Unknown (None) when a run left
-    has no time from anywhere.
+    A run expects its base (:func:`base_seconds`) times the :func:`pace` now (before any run
+    ends, at least that of the slowest run under way) and its chapter's factor; a run without a
+    base, the mean time of its chapter's runs ended in this run (:func:`_timed`). The work left
+    (what the running ones still need, and the others) is shared among the jobs, and is never
+    less than the longest run left. Unknown (None) when a run left has no time from anywhere.
     """
     reference = reference or {}
     bases = {r.label: b for r in runs if (b := base_seconds(r, recorded, profile, reference)) is not None}
     timed = _timed(finished)
     now, counted, factors = pace(timed, bases, jobs)
+    under_way = [running[label] / bases[label][0] for label in running if bases.get(label, (0,))[0] > 0]
+    if not counted and max(under_way, default=0.0) > 1.0:  # no run ended yet, and they take longer
+        now = max(under_way)
     own: dict[str, list[float]] = {}
     for r in timed:
         own.setdefault(r.notebook, []).append(r.seconds)
@@ -151,10 +155,10 @@ def time_left(
     if not left:
         return TimeLeft(0.0)
     seconds = max(sum(left) / min(max(1, jobs), len(left)), max(left))
-    return TimeLeft(seconds, basis(used, now, counted))
+    return TimeLeft(seconds, basis(used, now, counted, under_way=now > 1.0 and not counted))
 
 
-def basis(used: set[str], factor: float, counted: int) -> str:
+def basis(used: set[str], factor: float, counted: int, under_way: bool = False) -> str:
     """What an estimate rests on: the sources of its times (``used``), and the pace that multiplied them.
 
     Examples
@@ -172,6 +176,8 @@ def basis(used: set[str], factor: float, counted: int) -> str:
         scaled = " and ".join(measured)
         last = "its last run" if counted == 1 else f"its last {counted} runs"
         parts.append(f"{scaled} x{factor:.2g}, at this run's pace ({last})")
+    elif measured and under_way:
+        parts.append(f"{' and '.join(measured)} x{factor:.2g}, at least: no run has ended yet")
     elif measured:
         idle = ", on an idle core: until a run ends here" if BENCHMARK in used else ""
         parts.append(" and ".join(measured) + idle)
