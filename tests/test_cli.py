@@ -416,3 +416,11 @@ def test_reproduce_with_book_builds_the_book_of_its_run(tmp_path, monkeypatch, c
     assert cli.main(["reproduce", "--profile", "quick", "--jobs", "1", "--seeds", "1", "--book"]) == 0
     assert built == [(tmp_path / "outputs" / "runs" / "profile=quick").resolve()]
     assert "next: ntpnb book" not in capsys.readouterr().out  # it is built: no command left to run
+
+
+def test_list_says_when_this_machine_is_busy(monkeypatch):
+    monkeypatch.setattr(_list.os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(_list.os, "getloadavg", lambda: (10.7, 9.0, 8.0))
+    assert _list._busy_note().startswith("this machine is busy now (load average 10.7 on 2 cores)")
+    monkeypatch.setattr(_list.os, "getloadavg", lambda: (1.5, 1.0, 1.0))
+    assert _list._busy_note() == ""

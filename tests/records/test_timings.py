@@ -446,3 +446,14 @@ def test_a_first_runs_compiling_never_makes_the_quick_profile_look_slower_than_t
         "paper 8 s (benchmark record, stale: measured with another version of ntpnb); quick 9 s "
         "(this machine's last run)"
     )
+
+
+def test_this_machines_time_is_of_the_seeds_that_did_not_compile_when_the_books_seed_did(tmp_path):
+    current = {"package": "p", "source": "s"}
+    layout = output_tree(tmp_path / "quick")
+    compiled = ChapterRun("a", complete=True, seconds=66.0, executed=Path("a.ipynb"), compiled=True)
+    record_timings(layout, "quick", [compiled], jobs=2, now=WHEN, sources={"a": current})
+    for seed, seconds in ((1, 30.0), (2, 34.0)):
+        tree = output_tree(layout.seed_root(seed))
+        record_timings(tree, "quick", [result("a", seconds)], jobs=2, now=WHEN, sources={"a": current})
+    assert expected_time("a", "quick", current, layout, None) == Expected(32.0, THIS_MACHINE)
