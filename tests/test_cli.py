@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import ast
 import json
 import re
 import shutil
@@ -279,17 +280,24 @@ def test_an_explore_of_one_seed_says_one_seed_each():
 COMMAND_MODULES = ("ntpnb.runner", "ntpnb.book", "ntpnb.explore", "jupyter_client", "papermill", "sphinx")
 
 
+def loaded_by(call: str, modules: tuple[str, ...]) -> tuple[subprocess.CompletedProcess, list[str]]:
+    """Run the Python statement ``call`` in a fresh interpreter; it, and which of ``modules`` it loaded."""
+    code = (
+        f"import sys\nfrom ntpnb import cli\n{call}\n"
+        f"print(sorted(m for m in sys.modules if m.startswith({modules!r})))"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
+    return proc, ast.literal_eval(proc.stdout.strip().splitlines()[-1])
+
+
 @pytest.mark.parametrize("command", [[], ["reproduce"], ["explore"], ["book"], ["list"], ["compare"]])
 def test_help_loads_none_of_the_commands_modules(command):
     """`ntpnb ... --help` prints at once: the parser is built without importing what the commands run."""
-    code = (
-        "import sys\nfrom ntpnb import cli\ntry:\n"
-        f"    cli.main({[*command, '--help']!r})\nexcept SystemExit as exc:\n    assert exc.code == 0\n"
-        f"print(sorted(m for m in sys.modules if m.startswith({COMMAND_MODULES!r})))"
-    )
-    proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
+    argv = [*command, "--help"]
+    call = f"try:\n    cli.main({argv!r})\nexcept SystemExit as exc:\n    assert exc.code == 0"
+    proc, loaded = loaded_by(call, COMMAND_MODULES)
     assert "usage: ntpnb" in proc.stdout
-    assert proc.stdout.strip().splitlines()[-1] == "[]", proc.stdout[-500:]
+    assert loaded == [], loaded
 
 
 def test_list_shows_each_chapters_expected_time_per_profile(tmp_path, capsys, monkeypatch):
@@ -388,14 +396,9 @@ RUN_MODULES = ("ntpnb.runner._run", "ntpnb.runner._workers", "ntpnb.explore._boo
 )
 def test_a_refused_run_loads_none_of_what_a_run_needs(command):
     """A refusal comes at once: the run's modules (workers, kernels, the maps' book) load after the check."""
-    code = (
-        "import sys\nfrom ntpnb import cli\n"
-        f"assert cli.main({command!r}) == 2\n"
-        f"print(sorted(m for m in sys.modules if m.startswith({RUN_MODULES!r})))"
-    )
-    proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
+    proc, loaded = loaded_by(f"assert cli.main({command!r}) == 2", RUN_MODULES)
     assert "ntpnb: error:" in proc.stderr
-    assert proc.stdout.strip().splitlines()[-1] == "[]", proc.stdout[-500:]
+    assert loaded == [], loaded
 
 
 def test_reproduce_with_book_builds_the_book_of_its_run(tmp_path, monkeypatch, capsys):

@@ -24,6 +24,8 @@ if TYPE_CHECKING:  # the command's own modules load when it runs: `ntpnb --help`
     from ..book import BookTree, Verdict
     from ..records import OutputTree
     from ..runner import ChapterRun
+    from ..runner._check import CheckedRun
+    from ..runner._explore import CheckedExplore
 
 #: What ``ntpnb benchmarks`` runs, in the project root (where the package lives, not installed).
 BENCHMARKS = "python -m benchmarks"
@@ -36,22 +38,7 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
     that a run needs. With ``--book``, the book of the run is built after it (:func:`_run_book`),
     unless a run failed before its end or the run was stopped.
     """
-    from ..chapter._parameters import parse_overrides
-    from ..runner import check_run
-
-    overrides = parse_overrides(args.param)
-    checked = check_run(
-        args.root,
-        args.names,
-        args.profile,
-        overrides,
-        args.out,
-        args.jobs,
-        args.seeds,
-        args.force,
-        args.uncommitted,
-        args.scheduler,
-    )
+    checked = checked_run(args, args.uncommitted)
     if args.book:
         from ..book import jupyter_book
 
@@ -103,6 +90,49 @@ def _run_book(args: argparse.Namespace, out: Path) -> int:
     book = book_tree(args.root, None if own else out)
     with output_lock(book.tree.root, wait=not args.no_wait):
         return build_book(book)
+
+
+def checked_run(args: argparse.Namespace, uncommitted: bool) -> CheckedRun:
+    """The run of a ``reproduce`` command line, checked (:func:`~ntpnb.runner.check_run`), nothing run.
+
+    ``uncommitted``: a chapter whose source differs from its commit may run into the book's tree.
+    """
+    from ..chapter._parameters import parse_overrides
+    from ..runner import check_run
+
+    overrides = parse_overrides(args.param)
+    return check_run(
+        args.root,
+        args.names,
+        args.profile,
+        overrides,
+        args.out,
+        args.jobs,
+        args.seeds,
+        args.force,
+        uncommitted,
+        args.scheduler,
+    )
+
+
+def checked_explore(args: argparse.Namespace) -> CheckedExplore:
+    """The grid of an ``explore`` command line, checked (:func:`~ntpnb.runner.check_explore`), nothing run."""
+    from ..explore import split_parameters
+    from ..runner import check_explore
+
+    axes, fixed = split_parameters(args.param)
+    return check_explore(
+        args.root,
+        args.chapter,
+        axes,
+        fixed,
+        args.profile,
+        args.out,
+        args.jobs,
+        args.seeds,
+        args.force,
+        args.scheduler,
+    )
 
 
 def _completed_line(results: Sequence[ChapterRun], profile: str, out: Path | None) -> str:
@@ -185,22 +215,7 @@ def _time_spent(results: Sequence[ChapterRun], profile: str) -> str:
 
 def _cmd_explore(args: argparse.Namespace) -> int:
     """Run the grid, say which runs failed; exit 1 if some did (a check failing at a point is data)."""
-    from ..explore import split_parameters
-    from ..runner import check_explore
-
-    axes, fixed = split_parameters(args.param)
-    checked = check_explore(
-        args.root,
-        args.chapter,
-        axes,
-        fixed,
-        args.profile,
-        args.out,
-        args.jobs,
-        args.seeds,
-        args.force,
-        args.scheduler,
-    )
+    checked = checked_explore(args)
     from ..book import root_option, shown
     from ..runner import explore
 
