@@ -611,3 +611,14 @@ def test_the_package_keeps_its_layering_rules():
     root = Path(__file__).resolve().parents[1]
     assert structure.import_cycles(root) == []
     assert structure.private_imports(root) == []
+
+
+def test_a_time_on_a_page_has_at_most_four_significant_digits():
+    from benchmarks.notebooks import format_seconds
+
+    assert [format_seconds(t) for t in (12.34, 999.94, 999.96, 1315.8)] == [
+        "12.3 s",
+        "999.9 s",
+        "1000 s",
+        "1316 s",
+    ]

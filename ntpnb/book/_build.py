@@ -42,9 +42,10 @@ from .._extras import missing_extra
 from ..errors import NTPError
 from ..records._manifest import manifest_path
 from ..records._places import notebook_sources, subfolder
-from ..records._tree import RUN_RECORD_NAME
+from ..records._tree import RUN_RECORD_NAME, chapter_seeds
 from ..settings import STOP_CHECK_SECONDS
 from ._executed import notebook_problems
+from ._footers import stage_seeds
 from ._pdf import PDF_ENV, PDF_NAME, SCREENSHOT_CHAPTER, SCREENSHOT_NAME, missing_printer, single_page
 from ._progress import StepProgress, printer_phase, sphinx_phase
 from ._report import read_tree, verdict_summary, write_report
@@ -147,6 +148,7 @@ def stage_sources(book: BookTree, source: Path, missing: Sequence[str]) -> None:
                 shutil.copy2(path, outputs / "notebooks" / path.name)
     if (tree.root / RUN_RECORD_NAME).is_file():
         shutil.copy2(tree.root / RUN_RECORD_NAME, outputs / RUN_RECORD_NAME)
+    stage_seeds(outputs, chapter_seeds(tree.root, book.record))  # the staged copy has no seed trees
     for page in GENERATED_PAGES:
         shutil.copy2(tree.root / page, outputs / page)
     if tree.benchmarks.is_dir():  # the benchmarks page shows its plots from there

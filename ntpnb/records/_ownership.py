@@ -66,11 +66,12 @@ def is_explore_tree(path: str | Path) -> bool:
 def check_output_folder(root: Path, kind: str, asked: str | Path, force: bool = False) -> None:
     """Refuse to write a tree of ``kind`` into the folder ``root`` (``asked``: as the user wrote it).
 
-    A folder that does not exist, is empty, or holds a tree of ``kind`` may be written. A folder
-    whose record (``run.json``, ``explore.json``) does not read as one ntpnb writes is taken for
-    the user's own, as is any folder holding files ntpnb did not write: written only with
-    ``force``, and the refusal lists every file of the user's that a tree written there could
-    replace (:func:`replaceable_files`).
+    A folder that does not exist, is empty, or holds a tree of ``kind`` may be written (a tree
+    whose record does not read, beside nothing but what ntpnb writes, is a damaged tree: the run's
+    own checks name it). A folder holding files ntpnb did not write is the user's own, and so is
+    its record (``run.json``, ``explore.json``) if that does not read as one ntpnb writes: written
+    only with ``force``, and the refusal lists every file of the user's that a tree written there
+    could replace (:func:`replaceable_files`).
 
     Raises
     ------
@@ -88,14 +89,14 @@ def check_output_folder(root: Path, kind: str, asked: str | Path, force: bool = 
         return
     held = tree_kind(root)
     unread = unread_record(root, held)
-    if held and not unread:
+    foreign = _foreign_entries(root.iterdir())
+    if held and not (unread and foreign):  # a tree, its record read or (alone with ntpnb's) damaged
         if held != kind:
             raise NTPError(
                 f"--out {asked} holds {_describe_tree(root, held)}; {_WRITES[kind]}, never into another "
                 "kind of tree: choose another folder, or leave --out out (it then gets a tree of its own)"
             )
         return
-    foreign = _foreign_entries(root.iterdir())
     if unread:
         foreign = sorted({*foreign, f"{_RECORDS[held]} ({unread})"})
     if foreign and not force:
@@ -170,10 +171,9 @@ def _foreign_entries(entries: Iterable[Path]) -> list[str]:
 
 
 def _describe_tree(root: Path, kind: str) -> str:
-    """``a run's tree (profile quick; seed 0; run.json)`` or ``an explore tree of 03_x across toy_lr (...)``.
-
-    Its record reads (:func:`unread_record`).
-    """
+    """``a run's tree (profile quick; seed 0; run.json)``, ``an explore tree of 03_x across toy_lr (...)``."""
+    if unread_record(root, kind):
+        return f"{_TREES[kind]} (its {_RECORDS[kind]} does not read)"
     if kind == RUN_TREE:
         record = load_tree_record(root)
         what = record.describe() if record is not None else "a run"

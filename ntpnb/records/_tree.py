@@ -88,20 +88,20 @@ def seeds_text(seeds: Iterable[int]) -> str:
 
 
 def chapter_seeds(root: Path, record: TreeRecord | None) -> dict[str, tuple[int, ...]]:
-    """The seeds each notebook ran at into the tree at ``root``, by name, as its files show.
+    """The seeds each notebook of the tree at ``root`` ran at, by name, as its files show.
 
-    The book's seed (the first of ``record``'s; none without a record) where the tree holds the
-    notebook's executed copy, and each seed of the sweep whose tree (``seeds/seed=S``) holds one.
+    A notebook of the tree is one it holds the executed copy of, at the book's seed (the first of
+    ``record``'s seeds: none is known without a record); its seeds are the book's and each seed
+    of the sweep whose tree (``seeds/seed=S``) holds its executed copy too.
     """
+    if record is None or not record.seeds:
+        return {}
     tree = OutputTree(Path(root))
-    trees = dict(tree.seed_trees())
-    if record is not None and record.seeds:
-        trees = {record.seeds[0]: tree, **trees}
-    found: dict[str, list[int]] = {}
-    for seed, seed_tree in sorted(trees.items()):
-        for executed in sorted(seed_tree.notebooks.glob("*.ipynb")):
-            if not executed.name.startswith("."):
-                found.setdefault(executed.stem, []).append(seed)
+    found = {p.stem: [record.seeds[0]] for p in sorted(tree.notebooks.glob("*.ipynb")) if p.name[0] != "."}
+    for seed, seed_tree in tree.seed_trees().items():
+        for name, seeds in found.items():
+            if (seed_tree.notebooks / f"{name}.ipynb").is_file():
+                seeds.append(seed)
     return {name: tuple(seeds) for name, seeds in found.items()}
 
 
@@ -131,8 +131,8 @@ def check_setting(root: Path, record: TreeRecord, replace_unread: bool = False) 
         if replace_unread:
             return None
         raise NTPError(
-            f"{exc}: it is not a record ntpnb wrote, or one damaged; move it away (if the tree holds "
-            f"only runs of {record.describe()}, delete it), or add --force to write this run's over it"
+            f"{exc}; if the tree holds only runs of {record.describe()}, delete that file and rerun (or "
+            "add --force, which writes this run's record over it)"
         ) from exc
     if held is not None:
         setting = (record.profile, record.overrides, record.interactive)

@@ -3,16 +3,17 @@
 from __future__ import annotations
 
 import json
+import shutil
 from datetime import datetime, timezone
 
 import pytest
 
-from ntpnb.book._footers import Execution, Footers, read_footers
+from ntpnb.book._footers import Execution, Footers, read_footers, stage_seeds
 from ntpnb.errors import PathError
 from ntpnb.records._commit import SourceCommit
 from ntpnb.records._manifest import Manifest, write_manifest
 from ntpnb.records._places import OutputTree
-from ntpnb.records._tree import TreeRecord, chapter_seeds, write_tree_record
+from ntpnb.records._tree import TreeRecord, chapter_seeds, load_tree_record, write_tree_record
 
 SHA = "452b3341a0c9e7d0c3b1d3f5e2a4b6c8d0e2f4a6"
 REPOSITORY = "https://github.com/owner/project"
@@ -104,4 +105,18 @@ def test_each_page_says_the_seeds_its_chapters_ran_at(tmp_path):
     assert footers.label == "profile quick; seeds 0-4 for chapter 3 and seed 0 for chapters 1, 4"
     assert footers.chapter("01_a").endswith("run: profile quick; seed 0")
     assert footers.chapter("03_c").endswith("run: profile quick; seeds 0-4")
-    assert chapter_seeds(tmp_path, None) == {"03_c": (1, 2, 3, 4)}  # no record: the book's seed unknown
+    assert chapter_seeds(tmp_path, None) == {}  # no record: the book's seed is unknown
+    # the book's staged copy holds no seed trees: the seeds go with it
+    staged = OutputTree(tmp_path / "staged")
+    shutil.copytree(layout.notebooks, staged.notebooks)
+    shutil.copy(tmp_path / "run.json", staged.root / "run.json")
+    stage_seeds(staged.root, chapter_seeds(tmp_path, load_tree_record(tmp_path)))
+    assert read_footers(staged).chapter("03_c").endswith("run: profile quick; seeds 0-4")
+
+
+def test_a_chapter_is_the_trees_only_where_it_ran_at_the_books_seed(tmp_path):
+    layout = OutputTree(tmp_path)
+    record = TreeRecord("quick", {}, (0, 1), ("01_a",))
+    _executed(layout.notebooks, "01_a", "2026-05-02T14:06:03+00:00")
+    _executed(OutputTree(layout.seed_root(1)).notebooks, "02_b", "2026-05-02T14:07:03+00:00")
+    assert chapter_seeds(tmp_path, record) == {"01_a": (0,)}
