@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import time
 from dataclasses import asdict, replace
 from datetime import datetime, timezone
 from pathlib import Path
@@ -272,6 +273,23 @@ def test_a_fully_cached_rerun_counts_down_no_time(tmp_path, monkeypatch):
     results = reproduce(tmp_path, profile="quick", output_dir=out, log=lines.append, jobs=1)
     assert [r.cached for r in results] == [True, True]
     assert len(lines) == 2 and not [line for line in lines if "left" in line], lines
+
+
+def test_a_slow_preparation_of_the_run_is_said_while_it_lasts(tmp_path, monkeypatch):
+    """A first run builds matplotlib's font cache before any notebook starts: never a long silence."""
+    (tmp_path / "notebooks").mkdir()
+    (tmp_path / "notebooks" / "a.md").write_text(fake_notebook("x"))
+    monkeypatch.setattr(profiles, "CHANGES", {"a": {}})
+    monkeypatch.setattr(choice, "QUIET_SECONDS", 0.05)
+    monkeypatch.setattr(choice, "warm_font_cache", lambda: time.sleep(0.5))
+    monkeypatch.setattr(run_module, "run_in_workers", lambda pending, *args: bool(pending))
+    monkeypatch.setattr(choice, "chapter_damage", lambda *args, **kwargs: None)  # found cached
+    monkeypatch.setattr(
+        choice, "complete_run", lambda run, claims: ChapterRun(run.notebook, "quick", complete=True)
+    )
+    lines: list[str] = []
+    reproduce(tmp_path, profile="quick", output_dir=tmp_path / "out", log=lines.append, jobs=1, seeds=1)
+    assert lines[0] == f"ntpnb: preparing 1 run ({choice.PREPARING})"
 
 
 def test_without_a_time_or_a_reference_the_time_left_is_not_shown(tmp_path):
