@@ -21,9 +21,9 @@ SETUP = {
 }
 
 
-def installed(module: str) -> bool:
-    """Whether the top-level package of ``module`` can be imported here (without importing it)."""
-    return importlib.util.find_spec(module.partition(".")[0]) is not None
+def installed(package: str) -> bool:
+    """Whether the top-level ``package`` can be imported here (found, not imported)."""
+    return importlib.util.find_spec(package) is not None
 
 
 def install_advice(extra: str) -> str:
@@ -34,18 +34,18 @@ def install_advice(extra: str) -> str:
     )
 
 
-def missing_extra(what: str, module: str, extra: str) -> str:
-    """Why ``what`` cannot run without ``module`` (of the extra ``extra``), and what installs it."""
-    return f"{what} needs {module}, which is not installed for {sys.executable}: {install_advice(extra)}"
+def missing_extra(what: str, package: str, extra: str) -> str:
+    """Why ``what`` cannot run without ``package`` (of the extra ``extra``), and what installs it."""
+    return f"{what} needs {package}, which is not installed for {sys.executable}: {install_advice(extra)}"
 
 
-def require(what: str, module: str, extra: str) -> None:
-    """Refuse ``what`` unless ``module`` (of the extra ``extra``) is installed.
+def require(what: str, package: str, extra: str) -> None:
+    """Refuse ``what`` unless the top-level ``package`` (of the extra ``extra``) is installed.
 
     Raises
     ------
     NTPError
         If it is not: naming the set-up command that installs it (:func:`missing_extra`).
     """
-    if not installed(module):
-        raise NTPError(missing_extra(what, module, extra))
+    if not installed(package):
+        raise NTPError(missing_extra(what, package, extra))

@@ -119,7 +119,7 @@ def check_run(
         Dask's distributed installed.
     """
     if scheduler:
-        require("--scheduler", "dask.distributed", "test")
+        require("--scheduler", "distributed", "test")  # Dask's distributed
     overrides = dict(overrides)
     chosen = tuple(
         (source, apply_overrides(source, profile, overrides)) for source in select_notebooks(root, names)

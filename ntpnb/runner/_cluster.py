@@ -147,7 +147,7 @@ def _dask_client(address: str) -> tuple[Any, Any]:
     try:
         import distributed
     except ImportError:
-        raise NTPError(missing_extra("--scheduler", "dask.distributed", "test")) from None
+        raise NTPError(missing_extra("--scheduler", "distributed", "test")) from None
     try:
         client = distributed.Client(address, timeout=f"{SCHEDULER_TIMEOUT_SECONDS}s", set_as_default=False)
     except (OSError, TimeoutError) as exc:
