@@ -5,6 +5,8 @@
 #                        execute every notebook at the paper's settings at the book's seed (its
 #                        figures, in outputs/figures) and at four more seeds (outputs/seeds/; the
 #                        verdicts count every seed), build the book in _build/html
+#   ./run.sh reproduce ARGS  the same with the options of ntpnb reproduce, e.g. --profile quick:
+#                        the whole book at the quick profile, in outputs/runs/profile=quick/_book/html
 #   ./run.sh test        set up .venv with the test stack too, lint, run the unit tests, every
 #                        notebook at the quick profile with nbval, the book build, and the browser
 #                        test (which needs Debian's chromium: apt-get install chromium; .ci/run
@@ -148,17 +150,14 @@ case "${1:-}" in
         ;;
     reproduce)
         setup reader
-        # a check that failed still leaves every output in place: the book is built to show it,
-        # and the command then fails; an interrupted or broken run builds nothing
+        shift
+        # the run, then its book (ntpnb reproduce --book): a check that failed still leaves every
+        # output in place and the book is built to show it, and the command then fails; an
+        # interrupted or broken run builds nothing
         status=0
-        ntpnb reproduce --profile paper || status=$?
-        if [ "$status" -ne 0 ] && [ "$status" -ne 1 ]; then
-            exit "$status"
-        fi
-        ntpnb book
-        echo "run.sh: figures in outputs/figures, the book at _build/html/index.html"
-        if [ "$status" -ne 0 ]; then
-            echo "run.sh: some claim checks failed (listed above, and in the book's report)" >&2
+        ntpnb reproduce --book "$@" || status=$?
+        if [ "$status" -eq 1 ]; then
+            echo "run.sh: some notebooks or claim checks failed (listed above, and in the book's report)" >&2
         fi
         exit "$status"
         ;;
@@ -174,7 +173,7 @@ case "${1:-}" in
         python -m pytest -n auto  # a worker per core (tests/conftest.py: the quick run is made once)
         ;;
     *)
-        echo "usage: ./run.sh reproduce | ./run.sh test   (./run.sh setup [reader|lab|test]: only the environment; ./run.sh lab: JupyterLab)" >&2
+        echo "usage: ./run.sh reproduce [--profile quick] | ./run.sh test   (./run.sh setup [reader|lab|test]: only the environment; ./run.sh lab: JupyterLab)" >&2
         exit 2
         ;;
 esac

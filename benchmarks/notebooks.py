@@ -200,11 +200,16 @@ def time_notebooks(root: Path, jobs: int = RUN_JOBS, seeds: int = RUN_SEEDS) -> 
     return NotebookTimes(one, walls, cpu, jobs, run, run_wall, sorted(cpus or ()), loads, seeds, run_seconds)
 
 
+def format_seconds(seconds: float) -> str:
+    """``12.3 s``; from 1000 s on ``1316 s``: at most four significant digits, as every page shows numbers."""
+    return f"{seconds:.1f} s" if seconds < 999.95 else f"{seconds:.0f} s"
+
+
 def format_run_seconds(rec: Mapping[str, object] | None) -> str:
     """A notebook's recorded time (a ``timings.json`` record), marked when it failed, or ``not run``."""
     if rec is None:
         return "not run"
-    return f"{float(rec['seconds']):.1f} s" + ("" if rec.get("ok") else " (FAILED)")
+    return format_seconds(float(rec["seconds"])) + ("" if rec.get("ok") else " (FAILED)")
 
 
 def _met(seconds: float, target: float, ok: bool = True) -> str:
@@ -246,20 +251,19 @@ def _run_rows(times: NotebookTimes) -> list[list[str]]:
     """The table's closing rows: the sums, the one-core run's walls and the paper run with ``--jobs``."""
     paper, quick = times.one_core.get("paper", {}), times.one_core.get("quick", {})
     sums = [sum(float(r["seconds"]) for r in recs.values()) for recs in (paper, quick)]
-    rows = [["sum of the chapters", f"{sums[0]:.1f} s", f"{sums[1]:.1f} s", "", ""]]
+    rows = [["sum of the chapters", format_seconds(sums[0]), format_seconds(sums[1]), "", ""]]
     walls = [times.one_core_wall.get(p) for p in ("paper", "quick")]
-    shown = [f"{w:.1f} s" if w is not None else "n/a" for w in walls]
+    shown = [format_seconds(w) if w is not None else "n/a" for w in walls]
     rows.append(["wall time of the one-core run (`--jobs 1`)", *shown, "", ""])
     run_ok = bool(times.run) and all(r.get("ok") for r in times.run.values())
     cores = f"{len(times.run_cpus)} cores" if times.run_cpus else "all cores"
     sweep = f"{times.seeds} seeds, " if times.seeds > 1 else ""
     run = f"**paper run, {sweep}`--jobs {times.jobs}` on {cores} (wall)**"
     met = _met(times.run_wall, RUN_TARGET_SECONDS, run_ok)
-    rows.append([run, f"{times.run_wall:.1f} s", "", f"< {RUN_TARGET_SECONDS:g} s", met])
+    rows.append([run, format_seconds(times.run_wall), "", f"< {RUN_TARGET_SECONDS:g} s", met])
     if times.seeds > 1:
-        rows.append(
-            ["notebook time of that run, every seed", f"{times.run_notebook_seconds:.1f} s", "", "", ""]
-        )
+        notebook_time = format_seconds(times.run_notebook_seconds)
+        rows.append(["notebook time of that run, every seed", notebook_time, "", "", ""])
     return rows
 
 

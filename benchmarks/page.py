@@ -208,7 +208,7 @@ def format_timings(timings: Timings) -> str:
     names = sorted({name for p in profiles for name in timings[p]})
     rows = [[name, *(notebooks.format_run_seconds(timings[p].get(name)) for p in profiles)] for name in names]
     totals = [sum(float(r["seconds"]) for r in timings[p].values()) for p in profiles]
-    rows.append(["sum of the notebooks", *(f"{t:.1f} s" for t in totals)])
+    rows.append(["sum of the notebooks", *(notebooks.format_seconds(t) for t in totals)])
     notes = []
     for p in profiles:
         jobs = sorted({int(r["jobs"]) for r in timings[p].values()})
@@ -238,10 +238,10 @@ def format_sweep_timings(per_seed: Mapping[int, Mapping[str, Mapping[str, object
     rows = []
     for name in names:
         times = [seconds(s, name) for s in seeds]
-        cells = ["not run" if t is None else f"{t:.1f} s" for t in times]
-        rows.append([name, *cells, f"{sum(t or 0.0 for t in times):.1f} s"])
+        cells = ["not run" if t is None else notebooks.format_seconds(t) for t in times]
+        rows.append([name, *cells, notebooks.format_seconds(sum(t or 0.0 for t in times))])
     totals = [sum(seconds(s, n) or 0.0 for n in names) for s in seeds]
-    rows.append(["sum of the notebooks", *(f"{t:.1f} s" for t in [*totals, sum(totals)])])
+    rows.append(["sum of the notebooks", *(notebooks.format_seconds(t) for t in [*totals, sum(totals)])])
     return markdown_table(["notebook", *head, "all seeds"], rows)
 
 

@@ -10,20 +10,26 @@ methods of both, :mod:`ntpnb._optim`. Notebooks and the book are run by :mod:`nt
 the error types, :mod:`ntpnb._validation` the checks of user input; random trials run through
 :mod:`ntpnb._parallel` and are summarized by :mod:`ntpnb.statistics`.
 
-``import ntpnb`` loads numpy and the package's modules but no heavy library a chapter may need
-(SciPy's submodules, numba, joblib, matplotlib, CVXPY: each is imported by the function that
-uses it), so the runner starts in a fraction of a second.
+``import ntpnb`` loads the error types only: the models' names (those of :mod:`ntpnb.linear`,
+``attention``, ``optim``, ``correlation``) load on first use (:func:`__getattr__`), so that the
+``ntpnb`` command, whose package this is too, starts without them. They load numpy and the
+package's modules but no heavy library a chapter may need (SciPy's submodules, numba, joblib,
+matplotlib, CVXPY: each is imported by the function that uses it).
 """
 
 from __future__ import annotations
 
-from . import attention, errors, optim
-from ._direction import correlation
+import importlib
+import importlib.util
+from typing import Any
+
+from . import errors
 from .errors import *  # noqa: F403
-from .linear import *  # noqa: F403
-from .linear import __all__ as _linear_names
 
 __version__ = "0.1.0"  # the one source of the version: pyproject.toml reads it
+
+#: The names this module gives besides those of :mod:`ntpnb.linear` (which :func:`__getattr__` loads).
+_OWN = ("optim", "attention", *errors.__all__, "compile_kernels", "__version__", "correlation")
 
 
 def compile_kernels() -> None:
@@ -40,16 +46,34 @@ def compile_kernels() -> None:
     compile_attention()
 
 
-#: Every public name of :mod:`ntpnb.linear`, then the papers' other packages, every error type
-#: (:mod:`ntpnb.errors`) and the package's own.
-__all__ = [
-    *_linear_names,
-    "optim",
-    "attention",
-    *errors.__all__,
-    "compile_kernels",
-    "__version__",
-]
+def _library() -> dict[str, Any]:
+    """The names of the models, loaded: every public name of :mod:`ntpnb.linear`, and ``correlation``."""
+    linear = importlib.import_module(".linear", __name__)
+    names = {name: getattr(linear, name) for name in linear.__all__}
+    names["correlation"] = importlib.import_module("._direction", __name__).correlation
+    #: Every public name of :mod:`ntpnb.linear`, then the papers' other packages, every error type
+    #: (:mod:`ntpnb.errors`) and the package's own, and the measure of direction both papers use.
+    names["__all__"] = [*linear.__all__, *_OWN]
+    return names
 
-#: The correlation of two matrices, the measure of direction both papers use.
-__all__ += ["correlation"]
+
+def __getattr__(name: str) -> Any:
+    """A name of the models, or a subpackage, loaded on its first use (PEP 562) and kept from then on.
+
+    A subpackage or module of the package (``ntpnb.attention``, ``ntpnb.settings``) is imported
+    alone, as ``import`` itself would; any other name loads the models (:func:`_library`).
+    """
+    if name.startswith("__") and name != "__all__":
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    if importlib.util.find_spec(f"{__name__}.{name}") is not None:
+        return importlib.import_module(f"{__name__}.{name}")
+    names = _library()
+    globals().update(names)
+    if name not in names:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return names[name]
+
+
+def __dir__() -> list[str]:
+    """Every name of the module, the models' too (which it loads)."""
+    return sorted(set(globals()) | set(_library()) | {"attention", "optim"})

@@ -27,6 +27,7 @@ source and this package (:func:`book_glue`), as the book's page does; otherwise 
 from __future__ import annotations
 
 import ast
+import functools
 import json
 import re
 from pathlib import Path
@@ -35,12 +36,14 @@ from typing import Any
 from tornado.web import HTTPError
 from traitlets import Bool
 
+from ._extras import install_advice
+
 try:  # jupytext's contents manager exists where jupyter_server does (the ``lab`` extra)
     from jupytext.sync_contentsmanager import TextFileContentsManager
 except ImportError as missing:
     raise ImportError(
-        "ntpnb.lab is JupyterLab's contents manager and needs the lab extra "
-        f"(./run.sh setup lab, or pip install 'ntpnb[lab]'): {missing}"
+        f"ntpnb.lab is JupyterLab's contents manager and needs the lab extra ({missing}): "
+        f"{install_advice('lab')}"
     ) from missing
 
 from .records._cache import package_fingerprint
@@ -53,6 +56,7 @@ __all__ = [
     "ChapterContentsManager",
     "as_glue_roles",
     "as_inline_expressions",
+    "as_the_kernel_sets",
     "fold_as_the_book",
     "unfold_as_saved",
 ]
@@ -197,9 +201,53 @@ def as_glue_roles(notebook: dict) -> dict:
     return notebook
 
 
+def _is_copy(os_path: Path) -> bool:
+    """Whether ``os_path`` is (or would be) a reader's copy of a chapter: ``<project>/my-notebooks/*.md``."""
+    return os_path.suffix == ".md" and _in_project(os_path, COPIES_DIRNAME)
+
+
 def _is_chapter(os_path: Path) -> bool:
     """Whether ``os_path`` is a chapter's source or a reader's copy of one (``my-notebooks/*.md``)."""
-    return _is_chapter_source(os_path) or (os_path.suffix == ".md" and _in_project(os_path, COPIES_DIRNAME))
+    return _is_chapter_source(os_path) or _is_copy(os_path)
+
+
+#: The formats a reader's copy is saved in: its MyST text, which runs as the chapter does, paired
+#: with a notebook beside it (``<name>.ipynb``) that keeps the outputs of the run on screen.
+COPY_FORMATS = "ipynb,md:myst"
+#: The notebook metadata through which a chapter opened in JupyterLab names its source, so that a
+#: copy saved from it is written as that source is (:func:`~ntpnb._myst_text.kept_text`).
+ORIGIN_KEY = "ntpnb"
+
+
+@functools.cache
+def kernel_metadata(name: str) -> dict[str, Any]:
+    """The notebook metadata a kernel ``name`` sets when it starts: its ``kernelspec``, its ``language_info``.
+
+    JupyterLab writes them into a notebook when its kernel starts, which marks a notebook without
+    them changed: a chapter served with them opens clean. The language details are IPython's, the
+    kernel of every chapter; empty for a kernel not installed here.
+    """
+    from ipykernel.ipkernel import IPythonKernel
+    from jupyter_client.kernelspec import KernelSpecManager, NoSuchKernel
+
+    try:
+        spec = KernelSpecManager().get_kernel_spec(name)
+    except NoSuchKernel:
+        return {}
+    found: dict[str, Any] = {
+        "kernelspec": {"name": name, "display_name": spec.display_name, "language": spec.language}
+    }
+    if spec.language == "python":
+        found["language_info"] = dict(IPythonKernel.language_info)
+    return found
+
+
+def as_the_kernel_sets(notebook: dict) -> dict:
+    """``notebook`` with the metadata its kernel will set (:func:`kernel_metadata`): it opens clean."""
+    metadata = notebook.setdefault("metadata", {})
+    name = (metadata.get("kernelspec") or {}).get("name") or "python3"
+    metadata.update(kernel_metadata(name))
+    return notebook
 
 
 def unfold_as_saved(notebook: dict) -> dict:
@@ -251,19 +299,64 @@ class ChapterContentsManager(TextFileContentsManager):
         if self._guarded(path):
             model["writable"] = False
         if model.get("type") == "notebook" and model.get("content"):
-            as_inline_expressions(fold_as_the_book(model["content"]), book_glue(os_path))
+            notebook = model["content"]
+            glued = _glued_outputs(notebook) or book_glue(os_path)  # a copy's own run, else the book's
+            as_the_kernel_sets(as_inline_expressions(fold_as_the_book(notebook), glued))
+            if _is_chapter_source(os_path):
+                notebook["metadata"][ORIGIN_KEY] = {"source": path.strip("/")}
         return model
 
+    def get_config(self, path: str, use_cache: bool = False) -> Any:
+        """Jupytext's settings for ``path``: a copy's pair it with a notebook (:data:`COPY_FORMATS`)."""
+        from jupytext.config import JupytextConfiguration
+
+        config = super().get_config(path, use_cache=use_cache)
+        if not _is_copy(Path(self._get_os_path(path))):
+            return config
+        options = {name: getattr(config, name) for name in JupytextConfiguration.class_own_traits()}
+        return JupytextConfiguration(**{**options, "formats": COPY_FORMATS})
+
     def save(self, model: dict, path: str = "") -> dict:
-        """Save ``model`` at ``path``; a chapter's source (or a new one) is refused, a copy's folder made."""
+        """Save ``model`` at ``path``; a chapter's source (or a new one) is refused, a copy's folder made.
+
+        A reader's copy is saved as its MyST text, which keeps as written every cell the reader did
+        not change (:func:`~ntpnb._myst_text.kept_text`: as the copy was last saved, or as the
+        chapter it was copied from is), with the run's outputs in the notebook paired with it.
+        """
         if self._guarded(path):
             raise self._refuse(path, "write")
         target = Path(self._get_os_path(path))
         if _in_project(target, COPIES_DIRNAME):
             target.parent.mkdir(exist_ok=True)  # the reader's folder, made on its first save
-        if _is_chapter(target) and model.get("type") == "notebook" and model.get("content"):
-            unfold_as_saved(as_glue_roles(model["content"]))  # a copy runs as the chapter does
-        return super().save(model, path)
+        notebook = model.get("content") if model.get("type") == "notebook" else None
+        origin = (notebook or {}).get("metadata", {}).pop(ORIGIN_KEY, None)
+        if notebook is None or not _is_chapter(target):
+            return super().save(model, path)
+        unfold_as_saved(as_glue_roles(notebook))  # a copy runs as the chapter does
+        baseline = self._baseline(target, origin)
+        saved = super().save(model, path)
+        if baseline is None:
+            return saved
+        import nbformat
+
+        from ._myst_text import kept_text
+
+        text = kept_text(baseline, nbformat.from_dict(notebook))
+        self.super.save({"type": "file", "format": "text", "content": text}, path)
+        return self.get(path, content=False)
+
+    def _baseline(self, target: Path, origin: object) -> str | None:
+        """The MyST text a save of the copy ``target`` replaces: the copy as it is, else its chapter's source.
+
+        ``origin``: the chapter the notebook was opened from (:data:`ORIGIN_KEY`); None when the
+        copy is new and its chapter unknown.
+        """
+        if target.is_file():
+            return target.read_text(encoding="utf-8")
+        source = origin.get("source") if isinstance(origin, dict) else None
+        if isinstance(source, str) and _is_chapter_source(Path(self._get_os_path(source))):
+            return Path(self._get_os_path(source)).read_text(encoding="utf-8")
+        return None
 
     def rename_file(self, old_path: str, new_path: str) -> None:
         """Rename a file; never a chapter's source, nor a file into one."""

@@ -45,6 +45,11 @@ PROGRESS_SECONDS: float = 2.0
 #: (:mod:`ntpnb.chapter._progress`, :mod:`ntpnb.runner._display`).
 SHOW_SECONDS: float = 0.5
 
+#: Longest time (s) a command writing to a file or a pipe (no terminal) stays silent: a long run
+#: then prints a line of what runs and the time left (:mod:`ntpnb.runner._display`), the book's
+#: build a line of Sphinx's phase (:mod:`ntpnb.book._build`).
+QUIET_SECONDS: float = 8.0
+
 #: Longest time (s) a command's main thread waits in one call for its workers, tasks or child
 #: processes before it runs Python code again. A stop signal (Ctrl-C, SIGTERM) that the kernel
 #: delivers to another thread of the process (OpenBLAS starts one) does not interrupt the main

@@ -637,3 +637,14 @@ def test_structure_counts_a_chapters_calls_into_the_science_and_the_machinery(tm
     (calls,) = structure.notebook_calls(tmp_path)
     assert calls == structure.ChapterCalls("01_x", science=2, machinery=3, checks=1, glue=1)
     assert calls.machinery_share == 0.6  # numpy's call is neither
+
+
+def test_a_time_on_a_page_has_at_most_four_significant_digits():
+    from benchmarks.notebooks import format_seconds
+
+    assert [format_seconds(t) for t in (12.34, 999.94, 999.96, 1315.8)] == [
+        "12.3 s",
+        "999.9 s",
+        "1000 s",
+        "1316 s",
+    ]

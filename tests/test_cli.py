@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import ast
 import json
 import re
 import shutil
@@ -279,17 +280,24 @@ def test_an_explore_of_one_seed_says_one_seed_each():
 COMMAND_MODULES = ("ntpnb.runner", "ntpnb.book", "ntpnb.explore", "jupyter_client", "papermill", "sphinx")
 
 
+def loaded_by(call: str, modules: tuple[str, ...]) -> tuple[subprocess.CompletedProcess, list[str]]:
+    """Run the Python statement ``call`` in a fresh interpreter; it, and which of ``modules`` it loaded."""
+    code = (
+        f"import sys\nfrom ntpnb import cli\n{call}\n"
+        f"print(sorted(m for m in sys.modules if m.startswith({modules!r})))"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
+    return proc, ast.literal_eval(proc.stdout.strip().splitlines()[-1])
+
+
 @pytest.mark.parametrize("command", [[], ["reproduce"], ["explore"], ["book"], ["list"], ["compare"]])
 def test_help_loads_none_of_the_commands_modules(command):
     """`ntpnb ... --help` prints at once: the parser is built without importing what the commands run."""
-    code = (
-        "import sys\nfrom ntpnb import cli\ntry:\n"
-        f"    cli.main({[*command, '--help']!r})\nexcept SystemExit as exc:\n    assert exc.code == 0\n"
-        f"print(sorted(m for m in sys.modules if m.startswith({COMMAND_MODULES!r})))"
-    )
-    proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
+    argv = [*command, "--help"]
+    call = f"try:\n    cli.main({argv!r})\nexcept SystemExit as exc:\n    assert exc.code == 0"
+    proc, loaded = loaded_by(call, COMMAND_MODULES)
     assert "usage: ntpnb" in proc.stdout
-    assert proc.stdout.strip().splitlines()[-1] == "[]", proc.stdout[-500:]
+    assert loaded == [], loaded
 
 
 def test_list_shows_each_chapters_expected_time_per_profile(tmp_path, capsys, monkeypatch):
@@ -372,3 +380,50 @@ def test_list_without_a_benchmark_record_shows_no_time(tmp_path, capsys):
     (root / "benchmarks" / "chapter_times.json").write_text("{")
     assert cli.main(["list", "--root", str(root), "03"]) == 0
     assert "no benchmark record times: cannot read the benchmark record" in capsys.readouterr().out
+
+
+#: What a run loads to run: a refused run loads none of it.
+RUN_MODULES = ("ntpnb.runner._run", "ntpnb.runner._workers", "ntpnb.explore._book", "papermill", "matplotlib")
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["reproduce", "99"],
+        ["reproduce", "03", "-p", "seed=-3"],
+        ["explore", "03", "-p", "toy_lr=1,2", "--out", "outputs"],
+    ],
+)
+def test_a_refused_run_loads_none_of_what_a_run_needs(command):
+    """A refusal comes at once: the run's modules (workers, kernels, the maps' book) load after the check."""
+    proc, loaded = loaded_by(f"assert cli.main({command!r}) == 2", RUN_MODULES)
+    assert "ntpnb: error:" in proc.stderr
+    assert loaded == [], loaded
+
+
+def test_reproduce_with_book_builds_the_book_of_its_run(tmp_path, monkeypatch, capsys):
+    import ntpnb.book as book_face
+    from ntpnb import cli
+    from ntpnb.chapter import _parameters as profiles
+
+    from fake_notebooks import fake_notebook
+
+    (tmp_path / "notebooks").mkdir()
+    (tmp_path / "_toc.yml").write_text("format: jb-book\nroot: x\n")
+    body = 'from ntpnb.chapter._claims import ClaimLog\nClaimLog("a_one", profile, output_dir).conclude()'
+    (tmp_path / "notebooks" / "a_one.md").write_text(fake_notebook(body))
+    monkeypatch.setattr(profiles, "CHANGES", {"a_one": {}})
+    built = []
+    monkeypatch.setattr(book_face, "build_book", lambda book: built.append(book.tree.root) or 0)
+    monkeypatch.chdir(tmp_path)
+    assert cli.main(["reproduce", "--profile", "quick", "--jobs", "1", "--seeds", "1", "--book"]) == 0
+    assert built == [(tmp_path / "outputs" / "runs" / "profile=quick").resolve()]
+    assert "next: ntpnb book" not in capsys.readouterr().out  # it is built: no command left to run
+
+
+def test_list_says_when_this_machine_is_busy(monkeypatch):
+    monkeypatch.setattr(_list.os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(_list.os, "getloadavg", lambda: (10.7, 9.0, 8.0))
+    assert _list._busy_note().startswith("this machine is busy now (load average 10.7 on 2 cores)")
+    monkeypatch.setattr(_list.os, "getloadavg", lambda: (1.5, 1.0, 1.0))
+    assert _list._busy_note() == ""

@@ -38,6 +38,8 @@ pytestmark = pytest.mark.slow
 SOURCE = "notebooks/01_entropy_separability.md"
 #: The chapter the reader edits, and the line of its parameters cell (the issue's example).
 EDITED, PARAMETER = "notebooks/03_gd_implicit_bias.md", "toy_lr = 0.5"
+#: That line, as the chapter has it.
+PARAMETER_LINE = "toy_lr = 0.5  # {float > 0} GD step on the 2D example (Fig. 1)"
 _ACTIVE_EDITOR = ".jp-NotebookPanel .jp-Notebook.jp-mod-editMode .jp-Cell.jp-mod-active .cm-editor"
 #: JupyterLab's autosave interval in the test's copy of the settings (the default is 120 s).
 AUTOSAVE_SECONDS = 3
@@ -69,6 +71,12 @@ _DRAWN = f"""([path, nCode]) => {{ const n = ({_CODE_LINES_SHOWN})();
     const widget = window.jupyterapp.shell.currentWidget;
     const opened = widget && widget.context && widget.context.path === path;
     return opened && n.length == nCode && !n.includes(-1); }}"""
+#: Whether the document in view is the file at ``path``.
+_OPENED = """(path) => { const widget = window.jupyterapp.shell.currentWidget;
+    return !!(widget && widget.context) && widget.context.path === path; }"""
+#: Whether the notebook in view has run its ``n``-th code cell as its ``n``-th execution.
+_RAN = """(n) => { const cells = window.jupyterapp.shell.currentWidget.content.widgets
+    .filter(c => c.model.type === 'code'); return cells[n - 1].model.executionCount === n; }"""
 #: The most code lines a chapter shows when it opens in JupyterLab: its parameters cell and the few
 #: lines the book shows too (tests/test_lab_contents.py checks the same in the served notebook).
 MAX_SHOWN_CODE_LINES = 150
@@ -207,13 +215,20 @@ def test_a_reader_opening_the_source_sees_a_notebook(lab, browser):  # noqa: F81
         assert page.locator(".jp-NotebookPanel .cm-line", has_text='profile = "paper"').count() == 1
         assert page.locator(".jp-NotebookPanel .jp-InputPlaceholder").count() > 0
         save_screenshot(page, "jupyterlab")
+        # it opens clean, its kernel started: closing it untouched asks nothing
+        page.get_by_text("Python 3 (ipykernel) | Idle").wait_for(timeout=90_000)
+        assert page.evaluate("() => window.jupyterapp.shell.currentWidget.context.model.dirty") is False
+        page.evaluate("() => window.jupyterapp.commands.execute('application:close')")
+        page.wait_for_function(f"() => !document.querySelector('{cells}')", timeout=30_000)
+        page.wait_for_timeout(1000)  # a question would have come by now
+        assert page.locator(".jp-Dialog").count() == 0
     finally:
         page.close()
 
 
-def git(*args: str) -> str:
+def git(*args: str, check: bool = True) -> str:
     """The output of ``git ARGS`` in the repository."""
-    return subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True, check=True).stdout
+    return subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True, check=check).stdout
 
 
 @pytest.fixture
@@ -226,7 +241,8 @@ def copy_path():
     yield copy
     if not existed:
         shutil.rmtree(folder, ignore_errors=True)
-    for path in (copy, folder / ".ipynb_checkpoints" / f"{copy.stem}-checkpoint{copy.suffix}"):
+    checkpoints = folder / ".ipynb_checkpoints"
+    for path in (copy, copy.with_suffix(".ipynb"), *checkpoints.glob(f"{copy.stem}-checkpoint.*")):
         path.unlink(missing_ok=True)
 
 
@@ -240,6 +256,9 @@ def test_a_parameter_edited_run_and_saved_in_jupyterlab_never_changes_the_chapte
         label = page.locator(".jp-NotebookPanel .jp-ToolbarLabelComponent", has_text="notebook is read-only")
         label.wait_for(timeout=90_000)  # JupyterLab shows the source read-only, and never autosaves it
         page.get_by_text("Python 3 (ipykernel) | Idle").wait_for(timeout=90_000)  # its kernel started
+        page.get_by_text("File", exact=True).click()  # the menu says what the README says
+        page.locator(".lm-Menu-itemLabel", has_text="Save Notebook As…").wait_for(timeout=30_000)
+        page.keyboard.press("Escape")
         # edit the parameter, as the README says, and run its cell
         page.locator(".jp-NotebookPanel .cm-line", has_text=PARAMETER).first.click()
         # keys go to the cell's editor only once it has focus (in command mode they would be
@@ -251,6 +270,9 @@ def test_a_parameter_edited_run_and_saved_in_jupyterlab_never_changes_the_chapte
         page.locator(f"{_ACTIVE_EDITOR} .cm-line", has_text="toy_lr = 2.0").wait_for(timeout=30_000)
         page.keyboard.press("Shift+Enter")
         page.wait_for_selector(".jp-NotebookPanel .jp-InputPrompt:has-text('[1]')", timeout=90_000)
+        for n in (2, 3):  # and the set-up cells after it (collapsed), which glue the parameters for the prose
+            page.keyboard.press("Shift+Enter")
+            page.wait_for_function(_RAN, arg=n, timeout=120_000)
         page.keyboard.press("Control+s")  # JupyterLab says where a save goes instead
         toast = page.locator(".Toastify__toast", has_text=f'{EDITED} is read-only. Use "Save as…" instead.')
         toast.wait_for(timeout=30_000)
@@ -259,20 +281,55 @@ def test_a_parameter_edited_run_and_saved_in_jupyterlab_never_changes_the_chapte
         assert git("status", "--porcelain", "--", EDITED) == status
         if not status:  # a clean checkout (CI, a reader's clone): git sees no change at all
             assert git("diff", "--", EDITED) == ""
-        # Save As keeps the edit in the reader's own folder, which git ignores
+        # Save As proposes the reader's own folder, which git ignores, and keeps the edit there
         page.keyboard.press("Control+Shift+s")
         field = page.locator(".jp-Dialog input")
         field.wait_for(timeout=30_000)
+        page.wait_for_function(
+            "() => document.querySelector('.jp-Dialog input').value.startsWith('my-notebooks/')",
+            timeout=30_000,
+        )
+        assert field.input_value() == f"my-notebooks/{source.name}"
         field.fill(copy_path.relative_to(ROOT).as_posix())
         page.keyboard.press("Enter")
-        page.get_by_role("button", name="Discard").click(timeout=30_000)  # the read-only tab's edit
+        # the copy opens in the chapter's place, nothing asked: the edit is in the copy
+        page.wait_for_function(_OPENED, arg=copy_path.relative_to(ROOT).as_posix(), timeout=30_000)
+        assert page.locator(".jp-Dialog").count() == 0
         deadline = time.monotonic() + 30
         while not copy_path.is_file() and time.monotonic() < deadline:
             time.sleep(0.2)
-        assert "\ntoy_lr = 2.0\n" in copy_path.read_text(encoding="utf-8")
+        # the copy differs from the chapter only in the line the reader changed
+        diff = git("diff", "--no-index", "--unified=0", "--", EDITED, str(copy_path), check=False)
+        changed = [line for line in diff.splitlines() if line[:1] in "+-" and line[:3] not in ("+++", "---")]
+        assert changed == [f"-{PARAMETER_LINE}", "+toy_lr = 2.0"], diff
         assert git("status", "--porcelain", "--ignored", "--", str(copy_path)).startswith("!! ")
         assert source.read_bytes() == before
         save_screenshot(page, "jupyterlab-saved-copy")
+    finally:
+        page.close()
+    reopened_copy_shows_its_run(lab, browser, copy_path)
+
+
+def reopened_copy_shows_its_run(lab, browser, copy_path) -> None:  # noqa: F811
+    """The copy, opened again: the outputs of the run on screen, and its numbers in the prose."""
+    path = copy_path.relative_to(ROOT).as_posix()
+    served = lab.get(f"/api/contents/{path}?type=notebook")["content"]["cells"]
+    glued = {
+        e["expression"]: e["result"]["data"]["text/plain"]
+        for c in served
+        for e in c["metadata"].get("user_expressions", [])
+    }
+    assert glued.get('glued("par_toy_lr")') == "2", glued  # the reader's value, not the book's
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    try:
+        open_alone(page, lab, path)
+        page.wait_for_selector(".jp-NotebookPanel .jp-Cell.jp-CodeCell", timeout=90_000)
+        setting = page.locator(".jp-NotebookPanel .jp-CodeCell").nth(1)  # the cell that prints the run's
+        setting.locator(".jp-OutputArea-output").first.wait_for(timeout=60_000)
+        assert "Set here: toy_lr=2." in setting.locator(".jp-OutputArea").inner_text()
+        prose = page.locator(".jp-NotebookPanel .jp-MarkdownCell", has_text="(toy_lr)").first
+        prose.wait_for(timeout=60_000)
+        assert "= 2 (toy_lr)" in " ".join(prose.inner_text().split()), prose.inner_text()
     finally:
         page.close()
 

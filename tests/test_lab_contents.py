@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import json
 
 import jupytext
@@ -10,7 +11,7 @@ from tornado.web import HTTPError
 
 from ntpnb.chapter import glue_text, glued
 from ntpnb.errors import InvalidDataError
-from ntpnb.lab import FOLDED_TAGS, ChapterContentsManager, book_glue
+from ntpnb.lab import FOLDED_TAGS, ORIGIN_KEY, ChapterContentsManager, book_glue, kernel_metadata
 from ntpnb.records._cache import package_fingerprint
 from ntpnb.records._files import file_digest
 
@@ -153,3 +154,76 @@ def test_the_prose_shows_the_books_numbers_only_from_a_run_of_this_source_and_pa
     _book_run(project, name, {"par_toy_lr": "0.5"})
     source.write_text(source.read_text() + "\n")
     assert book_glue(source) == {}
+
+
+def _edited(model: dict, old: str, new: str) -> dict:
+    """``model`` (a notebook's) with ``old`` replaced by ``new`` in its parameters cell."""
+    (cell,) = [c for c in model["content"]["cells"] if "parameters" in c["metadata"].get("tags", [])]
+    assert old in cell["source"]
+    cell["source"] = cell["source"].replace(old, new, 1)
+    return model
+
+
+def _changed_lines(a: str, b: str) -> list[str]:
+    """The lines ``difflib`` finds removed from ``a`` or added in ``b``."""
+    diff = difflib.unified_diff(a.splitlines(), b.splitlines(), n=0, lineterm="")
+    return [line for line in diff if line[:1] in "+-" and not line.startswith(("+++", "---"))]
+
+
+def test_a_copy_differs_from_its_chapter_only_in_what_the_reader_changed(project):
+    manager = ChapterContentsManager(root_dir=str(project))
+    for source in sorted((project / "notebooks").glob("*.md")):
+        model = manager.get(f"notebooks/{source.name}", type="notebook")
+        first = next(line for line in _parameter_lines(model) if "=" in line)
+        manager.save(_edited(model, first, f"{first}  # mine"), f"my-notebooks/{source.name}")
+        copy = (project / "my-notebooks" / source.name).read_text(encoding="utf-8")
+        assert _changed_lines(source.read_text(encoding="utf-8"), copy) == [f"-{first}", f"+{first}  # mine"]
+        # saved again after another edit: the copy as it was is the text kept
+        model = manager.get(f"my-notebooks/{source.name}", type="notebook")
+        manager.save(
+            _edited(model, f"{first}  # mine", f"{first}  # mine, twice"), f"my-notebooks/{source.name}"
+        )
+        again = (project / "my-notebooks" / source.name).read_text(encoding="utf-8")
+        assert _changed_lines(copy, again) == [f"-{first}  # mine", f"+{first}  # mine, twice"]
+
+
+def _parameter_lines(model: dict) -> list[str]:
+    (cell,) = [c for c in model["content"]["cells"] if "parameters" in c["metadata"].get("tags", [])]
+    return cell["source"].splitlines()
+
+
+def test_a_copy_keeps_the_outputs_of_its_run_and_shows_its_glued_numbers_when_reopened(project):
+    manager = ChapterContentsManager(root_dir=str(project))
+    name = "03_gd_implicit_bias"
+    model = manager.get(f"notebooks/{name}.md", type="notebook")
+    assert model["content"]["metadata"][ORIGIN_KEY] == {"source": f"notebooks/{name}.md"}
+    code = [c for c in model["content"]["cells"] if c["cell_type"] == "code"]
+    prefix = "application/papermill.record/"
+    code[0]["outputs"] = [{"output_type": "stream", "name": "stdout", "text": "toy_lr=2.0\n"}]
+    code[1]["outputs"] = [
+        {
+            "output_type": "display_data",
+            "data": {f"{prefix}text/plain": repr("2")},
+            "metadata": {"scrapbook": {"name": "par_toy_lr", "mime_prefix": prefix}},
+        }
+    ]
+    manager.save(_edited(model, "toy_lr = 0.5", "toy_lr = 2.0"), f"my-notebooks/{name}.md")
+    assert (project / "my-notebooks" / f"{name}.ipynb").is_file()  # the outputs, beside the copy
+    for saved in ("md", "ipynb"):  # the origin is the server's note, not the reader's
+        assert ORIGIN_KEY not in jupytext.read(project / "my-notebooks" / f"{name}.{saved}").metadata
+    reopened = manager.get(f"my-notebooks/{name}.md", type="notebook")["content"]
+    code = [c for c in reopened["cells"] if c["cell_type"] == "code"]
+    assert code[0]["outputs"][0]["text"] == "toy_lr=2.0\n"
+    shown = {
+        e["expression"]: e["result"]["data"]["text/plain"]
+        for c in reopened["cells"]
+        for e in c["metadata"].get("user_expressions", [])
+    }
+    assert shown == {'glued("par_toy_lr")': "2"}
+
+
+def test_a_chapter_opens_with_the_metadata_its_kernel_sets_so_that_it_opens_unchanged(manager):
+    metadata = manager.get("notebooks/01_a.md", type="notebook")["content"]["metadata"]
+    expected = kernel_metadata("python3")
+    assert expected["kernelspec"]["display_name"] and expected["language_info"]["name"] == "python"
+    assert {k: metadata[k] for k in expected} == expected

@@ -25,6 +25,7 @@ from __future__ import annotations
 import errno
 import json
 import os
+import queue
 import re
 import shutil
 import signal
@@ -37,14 +38,17 @@ from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
 
+from .._extras import missing_extra
 from ..errors import NTPError
 from ..records._manifest import manifest_path
 from ..records._places import notebook_sources, subfolder
-from ..records._tree import RUN_RECORD_NAME
+from ..records._tree import RUN_RECORD_NAME, chapter_seeds
 from ..settings import STOP_CHECK_SECONDS
 from ._executed import notebook_problems
+from ._footers import stage_seeds
 from ._glossary import write_glossary_page
 from ._pdf import PDF_ENV, PDF_NAME, SCREENSHOT_CHAPTER, SCREENSHOT_NAME, missing_printer, single_page
+from ._progress import StepProgress, printer_phase, sphinx_phase
 from ._report import read_tree, verdict_summary, write_report
 from ._trees import BOOK_SITE_DIRNAME, RUN_SITE_DIRNAME, BookTree, describe_unrunnable, shown, verify_tree
 
@@ -145,6 +149,7 @@ def stage_sources(book: BookTree, source: Path, missing: Sequence[str]) -> None:
                 shutil.copy2(path, outputs / "notebooks" / path.name)
     if (tree.root / RUN_RECORD_NAME).is_file():
         shutil.copy2(tree.root / RUN_RECORD_NAME, outputs / RUN_RECORD_NAME)
+    stage_seeds(outputs, chapter_seeds(tree.root, book.record))  # the staged copy has no seed trees
     for page in GENERATED_PAGES:
         shutil.copy2(tree.root / page, outputs / page)
     write_glossary_page(outputs)  # the same for every tree: made with the book, not kept in it
@@ -167,11 +172,18 @@ def _missing_page(book: BookTree, name: str) -> str:
     )
 
 
-def run_owned(command: Sequence[str], cwd: Path, env: Mapping[str, str] | None = None) -> tuple[int, str]:
+def run_owned(
+    command: Sequence[str],
+    cwd: Path,
+    env: Mapping[str, str] | None = None,
+    progress: StepProgress | None = None,
+) -> tuple[int, str]:
     """Run ``command`` in a session of its own (in ``env``, else ours); its exit code and stdout + stderr.
 
-    If anything raises meanwhile (Ctrl-C, SIGTERM as turned into KeyboardInterrupt by ``ntpnb``),
-    the child's process group is ended before the exception goes on. The wait wakes every
+    Its output is read line by line as it comes, each line given to ``progress`` (which says the
+    step's phase, and never stays silent: :class:`~._progress.StepProgress`). If anything raises
+    meanwhile (Ctrl-C, SIGTERM as turned into KeyboardInterrupt by ``ntpnb``), the child's process
+    group is ended before the exception goes on. The wait wakes every
     :data:`~ntpnb.settings.STOP_CHECK_SECONDS`, so such a signal is acted on even when it landed on
     another thread (a blocking read of the child's output would hold it until the build ended).
     """
@@ -186,13 +198,14 @@ def run_owned(command: Sequence[str], cwd: Path, env: Mapping[str, str] | None =
         start_new_session=True,
         env=None if env is None else dict(env),
     )
+    lines: queue.Queue[str | None] = queue.Queue()
+    reader = threading.Thread(target=_read_lines, args=(proc, lines), daemon=True)
+    reader.start()
+    output: list[str] = []
     try:
-        while True:
-            try:
-                output, _ = proc.communicate(timeout=STOP_CHECK_SECONDS)
-                break
-            except subprocess.TimeoutExpired:  # no output is lost: the next call goes on reading
-                continue
+        while (line := _next_line(lines, progress)) is not None:
+            output.append(line)
+        proc.wait()
     except BaseException:  # end the child's process group: SIGTERM, then SIGKILL 3 s later
         for signum in (signal.SIGTERM, signal.SIGKILL):
             with suppress(ProcessLookupError, PermissionError):  # the group is gone
@@ -204,7 +217,33 @@ def run_owned(command: Sequence[str], cwd: Path, env: Mapping[str, str] | None =
                 proc.wait(timeout=3.0)
         proc.wait()
         raise
-    return proc.returncode, output
+    return proc.returncode, "".join(output)
+
+
+def _read_lines(proc: subprocess.Popen, lines: queue.Queue[str | None]) -> None:
+    """Put each line of ``proc``'s output into ``lines`` as it comes, then None (a thread of its own)."""
+    assert proc.stdout is not None
+    with proc.stdout:
+        for line in proc.stdout:
+            lines.put(line)
+    lines.put(None)
+
+
+def _next_line(lines: queue.Queue[str | None], progress: StepProgress | None) -> str | None:
+    """The next line of the output in ``lines`` (None at its end), given to ``progress`` as it comes.
+
+    While none comes, ``progress`` is told every :data:`~ntpnb.settings.STOP_CHECK_SECONDS`.
+    """
+    while True:
+        try:
+            line = lines.get(timeout=STOP_CHECK_SECONDS)
+        except queue.Empty:
+            if progress is not None:
+                progress.tick()
+            continue
+        if line is not None and progress is not None:
+            progress.line(line)
+        return line
 
 
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
@@ -280,7 +319,7 @@ def jupyter_book() -> Path:
     """
     jb = Path(sys.executable).parent / "jupyter-book"
     if not jb.exists():
-        raise NTPError(f"jupyter-book is not installed next to {sys.executable}; install ntpnb[book]")
+        raise NTPError(missing_extra("a book", "jupyter-book", "book"))
     return jb
 
 
@@ -295,7 +334,8 @@ def make_pdf(build: Sequence[str], stage: Staging, env: Mapping[str, str]) -> tu
     ``build`` (the HTML build's command) makes the single-page edition from the same doctrees,
     then Chromium prints it (:mod:`._pdf`) and takes the README's screenshot of a chapter.
     """
-    code, output = run_owned([*build, "--keep-going", "--builder", "singlehtml"], stage.path, env)
+    single = StepProgress("the single page to print", sphinx_phase)
+    code, output = run_owned([*build, "--keep-going", "--builder", "singlehtml"], stage.path, env, single)
     if code != 0:
         return code, output
     page = single_page(stage.single, stage.source)
@@ -303,7 +343,7 @@ def make_pdf(build: Sequence[str], stage: Staging, env: Mapping[str, str]) -> tu
     chapter = stage.html / "outputs" / "notebooks" / f"{SCREENSHOT_CHAPTER}.html"
     if chapter.is_file():  # the README's screenshot, published with the book
         printer += [str(chapter), str(stage.html / SCREENSHOT_NAME)]
-    return run_owned(printer, stage.path)
+    return run_owned(printer, stage.path, progress=StepProgress("the PDF", printer_phase))
 
 
 def write_benchmarks_page(book: BookTree) -> Path:
@@ -316,7 +356,9 @@ def write_benchmarks_page(book: BookTree) -> Path:
         str(book.tree.root),
         *(["--own"] if book.own else []),
     ]
-    code, output = run_owned(command, book.root)
+    code, output = run_owned(
+        command, book.root, progress=StepProgress("the benchmarks page", lambda line: None)
+    )
     last = (output.strip().splitlines() or [f"exit status {code}"])[-1]
     if code != 0:
         raise NTPError(f"python {' '.join(command[1:])} failed in {book.root}: {last}")
@@ -441,7 +483,8 @@ def build_site(site: Path, sources: Callable[[Path], None], command: str, pdf: b
             sources(stage.source)
             build = [str(jupyter_book()), "build", str(stage.source), "--path-output", str(stage.path)]
             build += ["-W", "-n"]
-            code, output = run_owned([*build, "--keep-going"], stage.path, env)
+            html = StepProgress("the HTML book", sphinx_phase)
+            code, output = run_owned([*build, "--keep-going"], stage.path, env, html)
             if code == 0 and not no_pdf:
                 code, output = make_pdf(build, stage, env)
             if code != 0:

@@ -13,16 +13,19 @@ theme's footer of each page.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import json
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from html import escape
+from pathlib import Path
 
 from .._templates import render_inline
 from ..records._commit import SourceCommit
+from ..records._files import read_record
 from ..records._manifest import load_manifest, manifest_path
 from ..records._places import OutputTree
-from ..records._tree import load_tree_record
+from ..records._tree import chapter_seeds, load_tree_record
 from ._executed import read_notebook
 from ._trees import describe_run, visible
 
@@ -58,11 +61,13 @@ class Footers:
     executions: Mapping[str, Execution] = field(default_factory=dict)
     built: datetime = field(default_factory=lambda: datetime.now(timezone.utc))
     repository: str = ""
+    #: Each chapter's own label, with the seeds it ran at (else :attr:`label`).
+    chapter_labels: Mapping[str, str] = field(default_factory=dict)
 
     def chapter(self, name: str) -> str:
         """The footer of chapter ``name``'s page (HTML)."""
         execution = self.executions.get(name)
-        run = f"run: {escape(self.label)}"
+        run = f"run: {escape(self.chapter_labels.get(name, self.label))}"
         if execution is None:
             return f"Not executed in this run · {run}"
         when = f"Executed {format_time(execution.finished)}" if execution.finished else "Executed"
@@ -85,6 +90,35 @@ class Footers:
         return f"{when} · {sources} · {run} · {built}"
 
 
+#: The seeds each chapter ran at, written beside the run record into the tree a book is built from
+#: (its staged copy holds no seed trees to read them from): :func:`stage_seeds`.
+STAGED_SEEDS = "chapter_seeds.json"
+
+
+def stage_seeds(folder: Path, seeds: Mapping[str, Sequence[int]]) -> None:
+    """Write ``seeds`` (:func:`~ntpnb.records._tree.chapter_seeds`) into the staged tree ``folder``."""
+    (folder / STAGED_SEEDS).write_text(json.dumps({k: list(v) for k, v in seeds.items()}), encoding="utf-8")
+
+
+def staged_seeds(tree: OutputTree) -> dict[str, tuple[int, ...]]:
+    """The seeds each chapter ran at, as :func:`stage_seeds` wrote them into ``tree``.
+
+    Raises
+    ------
+    PathError
+        If the file does not read as seeds by chapter.
+    """
+
+    def parse(data: object) -> dict[str, tuple[int, ...]]:
+        if not isinstance(data, dict) or not all(
+            isinstance(v, list) and all(type(s) is int for s in v) for v in data.values()
+        ):
+            raise ValueError("not lists of seeds by chapter")
+        return {str(k): tuple(v) for k, v in data.items()}
+
+    return read_record(tree.root / STAGED_SEEDS, "record of each chapter's seeds", parse)
+
+
 def read_footers(tree: OutputTree, repository: str = "") -> Footers:
     """The footers of the book of ``tree``: its run record's label and each executed chapter's execution.
 
@@ -102,4 +136,7 @@ def read_footers(tree: OutputTree, repository: str = "") -> Footers:
             finished = finished.replace(tzinfo=timezone.utc)
         commit = load_manifest(path).commit if manifest_path(path).is_file() else SourceCommit()
         executions[path.stem] = Execution(finished, commit)
-    return Footers(describe_run(load_tree_record(tree.root)), executions, repository=repository)
+    record = load_tree_record(tree.root)
+    seeds = staged_seeds(tree) if (tree.root / STAGED_SEEDS).is_file() else chapter_seeds(tree.root, record)
+    own = {name: describe_run(record, seeds={name: ran}) for name, ran in seeds.items()}
+    return Footers(describe_run(record, seeds=seeds), executions, repository=repository, chapter_labels=own)

@@ -38,9 +38,11 @@ from io import BytesIO
 from pathlib import Path
 from typing import Any
 
+from .._extras import install_advice
 from .._templates import render_inline
 from ..errors import NTPError
 from ..records._files import atomic_path
+from ._progress import PRINTER_PREFIX
 
 #: The PDF's file name, at the root of the HTML book.
 PDF_NAME = "ntpnb.pdf"
@@ -88,7 +90,7 @@ def missing_printer() -> str | None:
         try:
             importlib.import_module(module)
         except ImportError:
-            return f"the {package} package is not installed (pip install -e '.[pdf]')"
+            return f"the {package} package is not installed: {install_advice('pdf')}"
     return None
 
 
@@ -105,6 +107,11 @@ def single_page(site: Path, source: Path) -> Path:
     page = site / "whole-book.html"
     page.write_bytes((site / f"{root_doc}.html").read_bytes())
     return page
+
+
+def say(phase: str) -> None:
+    """Tell ``ntpnb book``, which reads this process's output, where the print is (:mod:`._progress`)."""
+    print(f"{PRINTER_PREFIX}{phase}", flush=True)
 
 
 def _open(tab: Any, page: Path) -> None:
@@ -273,7 +280,8 @@ def print_numbered(tab: Any, contents: list[str], first: bytes | None = None, **
         If the numbers do not settle within :data:`MAX_PRINTS` prints, or an entry has no page.
     """
     shown: dict[str, int] | None = None
-    for _ in range(MAX_PRINTS):
+    for n in range(1, MAX_PRINTS + 1):
+        say(f"print {n} of at most {MAX_PRINTS} (until the contents' page numbers are the print's)")
         pdf, first = (first, None) if first is not None else (tab.pdf(**options), None)
         found = destinations(pdf)
         missing = [id_ for id_ in contents if id_ not in found]
@@ -307,9 +315,11 @@ def print_book(page: Path, pdf: Path, shot: tuple[Path, Path] | None = None) -> 
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=str(chromium()), args=list(CHROMIUM_ARGS))
         tab = browser.new_page()
+        say("loading the single page in Chromium, its math typeset and its images decoded")
         _open(tab, page)
         line = tab.evaluate("() => (document.querySelector('p.ntpnb-provenance') || {}).innerText || ''")
         footer = render_inline("pdf_footer.html", line=line)
+        say("laying the page out as a book: its contents, a printed page per page of the book")
         book = prepare(tab)  # before the print media: the page is laid out for print once
         tab.emulate_media(media="print")
         options = {
@@ -319,11 +329,14 @@ def print_book(page: Path, pdf: Path, shot: tuple[Path, Path] | None = None) -> 
             "header_template": render_inline("pdf_header.html"),
             "footer_template": footer,
         }
+        say("floating the figures that share a row")
         floated = float_figures(tab, book["figures"], **options)
         printed = print_numbered(tab, book["contents"], first=floated, **options)
+        say("writing the bookmarks")
         with atomic_path(pdf) as tmp:
             Path(tmp).write_bytes(with_outline(printed, book["outline"]))
         if shot is not None:  # what a reader of the chapter sees with its first figure mid-screen
+            say("the screenshot of a chapter")
             tab = browser.new_page()
             tab.set_viewport_size(SCREENSHOT_SIZE)
             _open(tab, shot[0])

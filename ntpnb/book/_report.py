@@ -64,7 +64,7 @@ from ..records._places import OutputTree
 from ..records._platform import platform_section
 from ..records._run import ChapterRun, failed_runs, load_chapter_runs
 from ..records._sweep import load_sweeps
-from ..records._tree import TreeRecord, load_tree_record
+from ..records._tree import TreeRecord, chapter_seeds, load_tree_record
 from ._executed import read_notebook
 from ._footers import read_footers
 from ._glossary import GLOSSARY_LABEL
@@ -125,7 +125,7 @@ def read_tree(tree: OutputTree, absent: Sequence[str] = ()) -> TreePages:
     sections = {r.notebook: chapter_sections(tree.notebooks / f"{r.notebook}.ipynb") for r in records}
     run = load_tree_record(tree.root)
     profiles = sorted({c.profile for r in records for c in r.checks})
-    label = escape_markdown(describe_run(run, profiles))
+    label = escape_markdown(describe_run(run, profiles, chapter_seeds(tree.root, run)))
     titles = _chapter_titles(tree)
     executions = read_footers(tree).executions.values()
     commits = tuple(dict.fromkeys(e.commit.describe() for e in executions))

@@ -39,7 +39,7 @@ from ..records._places import (
     output_tree,
 )
 from ..records._run import load_chapter_run
-from ..records._tree import RUN_RECORD_NAME, TreeRecord, load_tree_record
+from ..records._tree import RUN_RECORD_NAME, TreeRecord, chapter_seeds, load_tree_record, seeds_text
 from ._executed import read_notebook
 
 #: The folder of the book of the book's own tree, at the project root (``_build/html``).
@@ -68,8 +68,17 @@ def chapter_label(name: str) -> str:
     return str(int(prefix)) if prefix.isdigit() else prefix
 
 
-def describe_run(record: TreeRecord | None, profiles: Sequence[str] = ()) -> str:
-    """What ran into a tree, as its pages say it: its run record's, else the ``profiles`` its checks name."""
+def describe_run(
+    record: TreeRecord | None, profiles: Sequence[str] = (), seeds: Mapping[str, Sequence[int]] | None = None
+) -> str:
+    """What ran into a tree, as its pages say it: its run record's, else the ``profiles`` its checks name.
+
+    ``seeds``: the seeds each chapter ran at (:func:`~ntpnb.records._tree.chapter_seeds`), said
+    per chapter where they differ (``profile quick; seeds 0-4 for chapter 3, seed 0 for chapters
+    1, 2, 4-8``); the record's own, every seed any chapter ran at, without them.
+    """
+    if record is not None and seeds:
+        return f"{record.setting()}; {seeds_by_chapter(seeds)}"
     if record is not None:
         return record.describe()
     if profiles:
@@ -78,6 +87,22 @@ def describe_run(record: TreeRecord | None, profiles: Sequence[str] = ()) -> str
             "record of what ran, so any -p overrides are unknown)"
         )
     return f"nothing yet (no {RUN_RECORD_NAME} and no claim record)"
+
+
+def seeds_by_chapter(seeds: Mapping[str, Sequence[int]]) -> str:
+    """``seeds 0-4`` when every chapter ran at those, else each group's: ``seeds 0-4 for chapter 3 and ...``.
+
+    The groups with the most seeds come first: ``seeds 0-4 for chapter 3 and seed 0 for chapters 1, 2``.
+    """
+    groups: dict[tuple[int, ...], list[str]] = {}
+    for name, ran in seeds.items():
+        groups.setdefault(tuple(sorted(ran)), []).append(name)
+    if len(groups) == 1:
+        return seeds_text(next(iter(groups)))
+    return " and ".join(
+        f"{seeds_text(ran)} for chapter{'s' * (len(names) != 1)} {', '.join(map(chapter_label, names))}"
+        for ran, names in sorted(groups.items(), key=lambda group: -len(group[0]))
+    )
 
 
 def setting_options(record: TreeRecord | None) -> list[str]:
@@ -135,8 +160,8 @@ class BookTree:
         return [s.stem for s in notebook_sources(self.root)]
 
     def label(self) -> str:
-        """What ran into the tree (:func:`describe_run`)."""
-        return describe_run(self.record)
+        """What ran into the tree, each chapter's seeds where they differ (:func:`describe_run`)."""
+        return describe_run(self.record, seeds=chapter_seeds(self.tree.root, self.record))
 
     def book_command(self) -> str:
         """The command that builds this tree's book."""

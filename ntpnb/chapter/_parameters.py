@@ -16,6 +16,7 @@ prose shows the run's value glued (:func:`glue_parameters`, ``{glue:text}`par_NA
 from __future__ import annotations
 
 import ast
+import functools
 import io
 import os
 import re
@@ -384,6 +385,23 @@ def read_parameters_cell(source: Path) -> dict[str, CellParameter]:
     NTPError
         If the notebook has no such cell or several, or :func:`parse_parameters_cell` fails.
     """
+    status = Path(source).stat()
+    cell = _parameters_cell_source(Path(source).resolve(), status.st_mtime_ns, status.st_size)
+    return parse_parameters_cell(cell, source.name)
+
+
+@functools.lru_cache(maxsize=64)
+def _parameters_cell_source(source: Path, mtime_ns: int, size: int) -> str:
+    """The source of the ``parameters`` cell of the notebook ``source`` as it is at ``mtime_ns`` and ``size``.
+
+    Read once per version of the file: a command checks every chapter's cell several times
+    (each profile, each point of a grid), and jupytext reads a chapter in about 0.1 s.
+
+    Raises
+    ------
+    NTPError
+        If the notebook has no such cell or several.
+    """
     import_jsonschema_without_iri_grammar()
     import jupytext  # the notebooks' format; loaded only by what reads them
 
@@ -391,7 +409,7 @@ def read_parameters_cell(source: Path) -> dict[str, CellParameter]:
     tagged = [c for c in cells if c.cell_type == "code" and "parameters" in c.metadata.get("tags", [])]
     if len(tagged) != 1:
         raise NTPError(f"{source.name}: needs one code cell tagged 'parameters', has {len(tagged)}")
-    return parse_parameters_cell(tagged[0].source, source.name)
+    return tagged[0].source
 
 
 #: A group label of a parameters cell: a comment line ``# --- experiment settings ---``.

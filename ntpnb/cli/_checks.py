@@ -12,7 +12,7 @@ import io
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from ._commands import missing_run
+from ._commands import checked_explore, checked_run, missing_run
 from ._parser import parse_command
 
 
@@ -50,26 +50,16 @@ def check_command(argv: Sequence[str]) -> argparse.Namespace | None:
 
 
 def _check_reproduce(args: argparse.Namespace) -> None:
-    """Check a ``reproduce`` command line as the run checks its inputs (:func:`check_command`)."""
-    from ..chapter._parameters import parse_overrides
-    from ..runner import check_run
+    """Check a ``reproduce`` command line as the run checks its inputs (:func:`check_command`).
 
-    overrides = parse_overrides(args.param)
-    # the command line, not the working tree: a chapter edited since its commit refuses no hint
-    check_run(
-        args.root, args.names, args.profile, overrides, args.out, args.jobs, args.seeds, args.force, True
-    )
+    The command line, not the working tree: a chapter edited since its commit refuses no hint.
+    """
+    checked_run(args, True)
 
 
 def _check_explore(args: argparse.Namespace) -> None:
     """Check an ``explore`` command line as the explore checks its grid (:func:`check_command`)."""
-    from ..explore import split_parameters
-    from ..runner import check_explore
-
-    axes, fixed = split_parameters(args.param)
-    check_explore(
-        args.root, args.chapter, axes, fixed, args.profile, args.out, args.jobs, args.seeds, args.force
-    )
+    checked_explore(args)
 
 
 def _check_book(args: argparse.Namespace) -> None:

@@ -24,47 +24,115 @@ if TYPE_CHECKING:  # the command's own modules load when it runs: `ntpnb --help`
     from ..book import BookTree, Verdict
     from ..records import OutputTree
     from ..runner import ChapterRun
+    from ..runner._check import CheckedRun
+    from ..runner._explore import CheckedExplore
 
 #: What ``ntpnb benchmarks`` runs, in the project root (where the package lives, not installed).
 BENCHMARKS = "python -m benchmarks"
 
 
 def _cmd_reproduce(args: argparse.Namespace) -> int:
-    """Run the notebooks, say which failed, the verdicts across the seeds, and what to do next."""
-    from ..book import CHECK_FAILED
-    from ..chapter._parameters import parse_overrides
-    from ..records._places import output_tree
-    from ..runner import reproduce
+    """Run the notebooks, say which failed, the verdicts across the seeds, and what to do next.
 
-    results = reproduce(
-        args.root,
-        args.names,
-        args.profile,
-        args.out,
-        overrides=parse_overrides(args.param),
-        jobs=args.jobs,
-        force=args.force,
-        wait=not args.no_wait,
-        seeds=args.seeds,
-        scheduler=args.scheduler,
-        uncommitted=args.uncommitted,
+    The run is checked first (:func:`~ntpnb.runner.check_run`), so that a refusal loads nothing
+    that a run needs. With ``--book``, the book of the run is built after it (:func:`_run_book`),
+    unless a run failed before its end or the run was stopped.
+    """
+    checked = checked_run(args, args.uncommitted)
+    if args.book:
+        from ..book import jupyter_book
+
+        jupyter_book()  # a book asked for without jupyter-book is refused before the run
+    from ..runner import run_checked
+
+    results = run_checked(
+        args.root, checked, force=args.force, wait=not args.no_wait, scheduler=args.scheduler
     )
-    checked = [r for r in results if r.complete and not r.ok]
-    _print_failed_checks(checked)
+    failing = [r for r in results if r.complete and not r.ok]
+    _print_failed_checks(failing)
     crashed = _print_crashed(results)
     books = [r for r in results if not r.sweep and r.complete and r.executed is not None]
     out = books[0].executed.parent.parent if books else None  # the output tree of the book's seed
-    broken = False  # a sanity check failed at some seed, or a claim's evidence held at no seed
-    if out is not None and any(r.sweep for r in results):  # the verdicts across the seeds
-        found = _seed_verdicts(output_tree(out), books)
-        _print_verdicts(found)
-        broken = any(v.verdict == CHECK_FAILED for v in found.values())
-    if not crashed and out is not None:
-        print(_next_step(args.root, out))
-    if crashed or any(not r.sweep for r in checked) or broken:
+    broken = _print_seed_verdicts(out, results, books)
+    if crashed:
         return 1
-    print(_completed_line(results, args.profile, out))
-    return 0
+    if out is not None and not args.book:
+        print(_next_step(args.root, out))
+    status = 1 if any(not r.sweep for r in failing) or broken else 0
+    if not status:
+        print(_completed_line(results, args.profile, out))
+    return (_run_book(args, out) if args.book and out is not None else 0) or status
+
+
+def _print_seed_verdicts(
+    out: Path | None, results: Sequence[ChapterRun], books: Sequence[ChapterRun]
+) -> bool:
+    """Print the verdicts across the seeds of a sweep into ``out``; whether a check failed at every seed.
+
+    Nothing without a sweep (``results`` at one seed) or a tree of the book's seed (``out``).
+    """
+    from ..book import CHECK_FAILED
+    from ..records._places import output_tree
+
+    if out is None or not any(r.sweep for r in results):
+        return False
+    found = _seed_verdicts(output_tree(out), books)
+    _print_verdicts(found)
+    return any(v.verdict == CHECK_FAILED for v in found.values())
+
+
+def _run_book(args: argparse.Namespace, out: Path) -> int:
+    """``ntpnb reproduce --book``: build the book of the run into ``out``, as ``ntpnb book`` would."""
+    from ..book import book_tree, build_book
+    from ..records import DEFAULT_OUTPUT_DIRNAME, output_lock
+
+    own = out.resolve() == (args.root / DEFAULT_OUTPUT_DIRNAME).resolve()
+    book = book_tree(args.root, None if own else out)
+    with output_lock(book.tree.root, wait=not args.no_wait):
+        return build_book(book)
+
+
+def checked_run(args: argparse.Namespace, uncommitted: bool) -> CheckedRun:
+    """The run of a ``reproduce`` command line, checked (:func:`~ntpnb.runner.check_run`), nothing run.
+
+    ``uncommitted``: a chapter whose source differs from its commit may run into the book's tree.
+    """
+    from ..chapter._parameters import parse_overrides
+    from ..runner import check_run
+
+    overrides = parse_overrides(args.param)
+    return check_run(
+        args.root,
+        args.names,
+        args.profile,
+        overrides,
+        args.out,
+        args.jobs,
+        args.seeds,
+        args.force,
+        uncommitted,
+        args.scheduler,
+    )
+
+
+def checked_explore(args: argparse.Namespace) -> CheckedExplore:
+    """The grid of an ``explore`` command line, checked (:func:`~ntpnb.runner.check_explore`), nothing run."""
+    from ..explore import split_parameters
+    from ..runner import check_explore
+
+    axes, fixed = split_parameters(args.param)
+    return check_explore(
+        args.root,
+        args.chapter,
+        axes,
+        fixed,
+        args.profile,
+        args.out,
+        args.jobs,
+        args.seeds,
+        args.force,
+        args.scheduler,
+    )
 
 
 def _completed_line(results: Sequence[ChapterRun], profile: str, out: Path | None) -> str:
@@ -147,14 +215,10 @@ def _time_spent(results: Sequence[ChapterRun], profile: str) -> str:
 
 def _cmd_explore(args: argparse.Namespace) -> int:
     """Run the grid, say which runs failed; exit 1 if some did (a check failing at a point is data)."""
+    checked = checked_explore(args)
     from ..book import root_option, shown
-    from ..explore import split_parameters
-    from ..runner import check_explore, explore
+    from ..runner import explore
 
-    axes, fixed = split_parameters(args.param)
-    checked = check_explore(
-        args.root, args.chapter, axes, fixed, args.profile, args.out, args.jobs, args.seeds, args.force
-    )
     done = explore(args.root, checked, force=args.force, wait=not args.no_wait, scheduler=args.scheduler)
     if _print_crashed(done.results):
         return 1

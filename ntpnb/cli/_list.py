@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import shutil
 import textwrap
 from collections.abc import Mapping, Sequence
@@ -143,7 +144,23 @@ def _list_notes(record: ChapterTimes | None, unread: str, shown: Sequence[Expect
             )
     if unread:
         notes.append(f"no {BENCHMARK} times: {unread}")
-    return notes
+    busy = _busy_note()
+    return notes + ([busy] if busy and shown else [])
+
+
+def _busy_note() -> str:
+    """A note that this machine is busy now (its load above its cores), so a run takes longer; "" if not."""
+    cores = os.cpu_count() or 1
+    try:
+        load = os.getloadavg()[0]
+    except OSError:  # no load average on this system
+        return ""
+    if load <= cores:
+        return ""
+    return (
+        f"this machine is busy now (load average {load:.3g} on {cores} cores): a run takes longer than "
+        "these times while it is (ntpnb reproduce corrects its time left by the runs it finishes)"
+    )
 
 
 def _profile_tree(root: Path, profile: str) -> OutputTree:

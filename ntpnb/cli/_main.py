@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import io
 import os
 import signal
 import sys
@@ -21,6 +22,8 @@ PIPE_CLOSED = 141
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``ntpnb`` console script."""
+    if isinstance(sys.stdout, io.TextIOWrapper):  # a file or a pipe gets each line as printed, not in blocks
+        sys.stdout.reconfigure(line_buffering=True)
     try:
         args = parse_command(argv)
         from ..runner import STOP_SIGNALS, signals_handled  # once parsed: a --help loads no command

@@ -63,6 +63,13 @@ def _add_reproduce(sub: argparse._SubParsersAction, parents: list[argparse.Argum
         f"(outputs/seeds/seed=S); the verdicts count every seed (default: {DEFAULT_SEEDS}, or 1 with -p)",
     )
     rep.add_argument(
+        "--book",
+        action="store_true",
+        help="then build the book of this run, as ntpnb book does (the book's own in _build/html, "
+        "another run's in its folder's _book/html), unless a notebook failed before its end; "
+        "e.g. ntpnb reproduce --profile quick --book, the whole book at the quick profile",
+    )
+    rep.add_argument(
         "--uncommitted",
         action="store_true",
         help="run into the book's outputs even a notebook whose source differs from its git commit "

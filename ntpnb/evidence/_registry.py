@@ -112,7 +112,7 @@ _MARKUP = re.compile(r"[$`_|\\<>\[\]{}]")
 def _short(claim_id: str, short: str, values: Mapping[str, float]) -> str:
     """The short statement of ``claim_id``, its numbers filled in and its form checked."""
     if not short.strip():
-        raise NTPError(f"claim {claim_id} has no short statement in ntpnb/chapter/_registry.py")
+        raise NTPError(f"claim {claim_id} has no short statement in ntpnb/evidence/_registry.py")
     short = short % values
     if len(short.split()) > SHORT_WORDS or _MARKUP.search(short):
         raise NTPError(f"claim {claim_id}'s short statement {short!r}: at most {SHORT_WORDS} plain words")
@@ -450,7 +450,7 @@ def paper_value(claim_id: str, name: str) -> float:
     """
     if claim_id not in CLAIMS:
         known = ", ".join(CLAIMS)
-        raise NTPError(f"claim id {claim_id!r} is not in ntpnb/chapter/_registry.py; known ids: {known}")
+        raise NTPError(f"claim id {claim_id!r} is not in ntpnb/evidence/_registry.py; known ids: {known}")
     values = CLAIMS[claim_id].values
     if name not in values:
         known = ", ".join(values) or "none"

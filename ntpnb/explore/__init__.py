@@ -19,6 +19,8 @@ drawn in a chapter's kernel too.
 
 from __future__ import annotations
 
+from typing import Any
+
 from ..records._ownership import is_explore_tree
 from ._beyond_maps import (
     AttentionSamplesMeasure,
@@ -27,7 +29,6 @@ from ._beyond_maps import (
     HorizonMeasure,
     StepSizeMeasure,
 )
-from ._book import build_explore_book
 from ._boundaries import Boundary
 from ._decide import CheckMap, check_maps
 from ._draw import MapLabels, Mark, draw_map, fit_title, legend_words, shared_legend
@@ -69,3 +70,15 @@ __all__ += [
     "AttentionStepMeasure",
     "AttentionSamplesMeasure",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """:func:`build_explore_book` (:mod:`._book`), loaded on first use (PEP 562) with the book build.
+
+    The maps need no book: a chapter's kernel and a refused ``ntpnb explore`` load none of it.
+    """
+    if name == "build_explore_book":
+        from ._book import build_explore_book
+
+        return build_explore_book
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

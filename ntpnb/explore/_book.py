@@ -14,6 +14,7 @@ import shutil
 from pathlib import Path
 
 from ..book._build import book_config, build_site, jupyter_book
+from ..book._progress import StepProgress
 from ..book._trees import RUN_SITE_DIRNAME, root_option, shown
 from ._folder import MAPS_DIRNAME, write_maps
 from ._read import load_explore
@@ -49,7 +50,7 @@ def build_explore_book(root: Path, tree: str | Path, pdf: bool = True) -> int:
     results = load_explore(tree)
     print(f"ntpnb: the maps of {shown(tree)}: {results.title}")
     maps = tree / MAPS_DIRNAME
-    write_maps(results, maps)
+    write_maps(results, maps, progress=StepProgress("the maps", lambda line: None).at)
     for line in summary_lines(results):
         print(f"  {line}")
     print(f"ntpnb: wrote the maps into {shown(maps)}")

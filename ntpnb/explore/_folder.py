@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
@@ -97,12 +97,16 @@ def kept_figures(folder: Path) -> dict[str, list[Path]]:
 
 
 def write_maps(
-    results: GridResults, folder: str | Path, maps: Sequence[CheckMap] | None = None
+    results: GridResults,
+    folder: str | Path,
+    maps: Sequence[CheckMap] | None = None,
+    progress: Callable[[str, str], None] | None = None,
 ) -> list[Path]:
     """Write every map into ``folder`` atomically: ``<slug>.png``, ``.pdf``, ``maps.json``, ``maps.md``.
 
     ``maps.md`` is :func:`~._page.map_page`; the paths written are returned. ``maps``:
-    the results' :func:`check_maps`, where the caller has them already.
+    the results' :func:`check_maps`, where the caller has them already; ``progress`` is told
+    before each map is drawn (``"drawing the maps", "3 of 12"``), which takes seconds each.
     """
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
@@ -110,9 +114,11 @@ def write_maps(
     paths, figures, drawn = [], {}, {}
     kept = kept_figures(folder)
     labels = MapLabels(marks=paper_marks(results.grid, results.paper))
-    for check_map in maps:
+    for n, check_map in enumerate(maps, 1):
         key = figure_key(check_map, results.grid, labels.marks)
         written = kept.get(key)
+        if progress is not None:
+            progress("drawing the maps" if written is None else "maps drawn before", f"{n} of {len(maps)}")
         if written is None:  # not drawn from these data by this code, or its files changed since
             written = _draw_into(check_map, results.grid, folder, labels)
         paths += written

@@ -66,7 +66,12 @@ def is_explore_tree(path: str | Path) -> bool:
 def check_output_folder(root: Path, kind: str, asked: str | Path, force: bool = False) -> None:
     """Refuse to write a tree of ``kind`` into the folder ``root`` (``asked``: as the user wrote it).
 
-    A folder that does not exist, is empty, or holds a tree of ``kind`` may be written.
+    A folder that does not exist, is empty, or holds a tree of ``kind`` may be written (a tree
+    whose record does not read, beside nothing but what ntpnb writes, is a damaged tree: the run's
+    own checks name it). A folder holding files ntpnb did not write is the user's own, and so is
+    its record (``run.json``, ``explore.json``) if that does not read as one ntpnb writes: written
+    only with ``force``, and the refusal lists every file of the user's that a tree written there
+    could replace (:func:`replaceable_files`).
 
     Raises
     ------
@@ -83,19 +88,68 @@ def check_output_folder(root: Path, kind: str, asked: str | Path, force: bool = 
     if not root.is_dir():
         return
     held = tree_kind(root)
-    if held and held != kind:
-        raise NTPError(
-            f"--out {asked} holds {_describe_tree(root, held)}; {_WRITES[kind]}, never into another "
-            "kind of tree: choose another folder, or leave --out out (it then gets a tree of its own)"
-        )
-    foreign = [] if held else _foreign_entries(root.iterdir())
+    unread = unread_record(root, held)
+    foreign = _foreign_entries(root.iterdir())
+    if held and not (unread and foreign):  # a tree, its record read or (alone with ntpnb's) damaged
+        if held != kind:
+            raise NTPError(
+                f"--out {asked} holds {_describe_tree(root, held)}; {_WRITES[kind]}, never into another "
+                "kind of tree: choose another folder, or leave --out out (it then gets a tree of its own)"
+            )
+        return
+    if unread:
+        foreign = sorted({*foreign, f"{_RECORDS[held]} ({unread})"})
     if foreign and not force:
-        more = f", and {len(foreign) - 3} more" if len(foreign) > 3 else ""
-        raise NTPError(
-            f"--out {asked} holds files ntpnb did not write ({', '.join(foreign[:3])}{more}): choose a "
-            "new or empty folder, or add --force to write into it (an output replaces a file of the "
-            "same name there)"
-        )
+        raise NTPError(_own_folder_refusal(root, kind, asked, foreign))
+
+
+def unread_record(root: Path, kind: str) -> str:
+    """Why the record of the tree of ``kind`` at ``root`` is not one ntpnb wrote ("" if it is, or none)."""
+    if kind == RUN_TREE:
+        try:
+            load_tree_record(root)
+        except PathError:
+            return "not ntpnb's: it does not read as a run record"
+    elif kind == EXPLORE_TREE:
+        try:
+            data = json.loads((root / EXPLORE_RECORD).read_text(encoding="utf-8"))
+            if not isinstance(data, dict) or not {"chapter", "axes"} <= data.keys():
+                raise ValueError("not an explore record")
+        except (OSError, ValueError):
+            return "not ntpnb's: it does not read as an explore record"
+    return ""
+
+
+def _own_folder_refusal(root: Path, kind: str, asked: str | Path, foreign: list[str]) -> str:
+    """Why a command refuses the user's folder ``root``: what it holds, and what ``--force`` could replace."""
+    more = f", and {len(foreign) - 3} more" if len(foreign) > 3 else ""
+    text = (
+        f"--out {asked} is a folder of your own, not a tree ntpnb wrote: it holds files ntpnb did not "
+        f"write ({', '.join(foreign[:3])}{more}). Choose a new or empty folder, or add --force to "
+        f"write {_TREES[kind]} into it"
+    )
+    replaced = replaceable_files(root)
+    if not replaced:
+        return f"{text} (no file there has the name of one a tree holds: --force replaces none of them)"
+    these = "this file" if len(replaced) == 1 else f"these {len(replaced)} files"
+    return f"{text}; --force could replace {these} of yours: {', '.join(replaced)}"
+
+
+def replaceable_files(root: Path) -> list[str]:
+    """Every file in ``root`` where a tree written there could write one: its records, and its folders' files.
+
+    The files at the root that have the name of a tree's record or page (``run.json``,
+    ``timings.json``, ...), and every file under a folder a tree writes into (``figures/``,
+    ``notebooks/``, ...), relative to ``root``, sorted; ntpnb's own lock and leftovers are not
+    listed.
+    """
+    found = []
+    for entry in Path(root).iterdir():
+        if entry.name not in TREE_ENTRIES or entry.name in (LOCK_NAME, STAGING_DIRNAME):
+            continue
+        files = sorted(p for p in entry.rglob("*") if p.is_file()) if entry.is_dir() else [entry]
+        found += [p.relative_to(root).as_posix() for p in files if not is_temporary(p)]
+    return sorted(found)
 
 
 #: What each kind of command writes.
@@ -103,6 +157,8 @@ _WRITES = {
     RUN_TREE: "ntpnb reproduce writes a run's tree",
     EXPLORE_TREE: "ntpnb explore writes an explore tree",
 }
+#: Each kind of tree, as a sentence names it.
+_TREES = {RUN_TREE: "a run's tree", EXPLORE_TREE: "an explore tree"}
 
 
 def _foreign_entries(entries: Iterable[Path]) -> list[str]:
@@ -115,18 +171,13 @@ def _foreign_entries(entries: Iterable[Path]) -> list[str]:
 
 
 def _describe_tree(root: Path, kind: str) -> str:
-    """``a run of ntpnb reproduce (profile quick; seed 0, run.json)`` or ``an explore tree of 03_x ...``."""
+    """``a run's tree (profile quick; seed 0; run.json)``, ``an explore tree of 03_x across toy_lr (...)``."""
+    if unread_record(root, kind):
+        return f"{_TREES[kind]} (its {_RECORDS[kind]} does not read)"
     if kind == RUN_TREE:
-        try:
-            record = load_tree_record(root)
-        except PathError:
-            return f"a run's tree (its {RUN_RECORD_NAME} does not read)"
+        record = load_tree_record(root)
         what = record.describe() if record is not None else "a run"
         return f"a run's tree ({what}; {RUN_RECORD_NAME})"
-    try:
-        data = json.loads((root / EXPLORE_RECORD).read_text(encoding="utf-8"))
-        axes = ", ".join(str(axis["name"]) for axis in data["axes"])
-        what = f"of {data['chapter']} across {axes}"
-    except (OSError, ValueError, KeyError, TypeError):
-        what = f"(its {EXPLORE_RECORD} does not read)"
-    return f"an explore tree {what} ({EXPLORE_RECORD})"
+    data = json.loads((root / EXPLORE_RECORD).read_text(encoding="utf-8"))
+    axes = ", ".join(str(axis.get("name")) for axis in data["axes"] if isinstance(axis, dict))
+    return f"an explore tree of {data['chapter']} across {axes} ({EXPLORE_RECORD})"

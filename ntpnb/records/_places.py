@@ -69,7 +69,8 @@ def find_project_root(start: str | Path | None = None) -> Path:
             return folder
     raise NTPError(
         f"no ntpnb project (a folder with {' and '.join(_MARKERS)}) at or above {here}; "
-        "run inside the repository or pass its path explicitly"
+        "run the command inside the repository, or point at it with --root PATH (every ntpnb command "
+        "that reads the project takes it)"
     )
 
 
@@ -187,9 +188,16 @@ SOURCE_FOLDERS = ("notebooks", "ntpnb", "book", "tests", "benchmarks", ".git", "
 
 
 def tree_root(
-    root: Path, profile: str, overrides: Mapping[str, object], output_dir: str | Path | None
+    root: Path,
+    profile: str,
+    overrides: Mapping[str, object],
+    output_dir: str | Path | None,
+    default: Path | None = None,
 ) -> Path:
     """The root of the output tree a run writes: the book's (for the book's run), its own, or ``output_dir``.
+
+    ``default``: the tree the command writes without ``--out``, which a refusal suggests (a run
+    of ``reproduce``'s by default: the book's, or :func:`exploratory_output_dir`).
 
     Raises
     ------
@@ -199,7 +207,8 @@ def tree_root(
     """
     project, book_tree = root.resolve(), (root / DEFAULT_OUTPUT_DIRNAME).resolve()
     book_run = profile == BOOK_PROFILE and not overrides  # the book's own run, at any number of seeds
-    default = book_tree if book_run else exploratory_output_dir(project, profile, overrides)
+    if default is None:
+        default = book_tree if book_run else exploratory_output_dir(project, profile, overrides)
     if output_dir is None:
         return default
     tree = Path(output_dir).expanduser().resolve()

@@ -232,10 +232,18 @@ def measured_times(
     """Every time measured of ``name`` at ``profile``: this machine's last run into ``tree``, the record's.
 
     ``current``: the sources now (:func:`run_sources`), against which each time is stale or not.
+    This machine's is its last run at the book's seed, or, where that compiled numba's kernels,
+    the mean of its last runs at the sweep's further seeds (``tree``'s seed trees) that did not.
     """
     found = []
-    entry = load_timings(tree).get(profile, {}).get(name)
-    if _is_time(entry):
+    entries = [load_timings(seed_tree).get(profile, {}).get(name) for seed_tree in tree.seed_trees().values()]
+    entries = [e for e in [load_timings(tree).get(profile, {}).get(name), *entries] if _is_time(e)]
+    warm = [e for e in entries if e.get("compiled") is not True]
+    if warm and warm[0] is not entries[0]:  # the book's seed compiled: the seeds after it did not
+        seconds = sum(float(e["seconds"]) for e in warm) / len(warm)
+        found.append(Expected(seconds, THIS_MACHINE, staleness(warm[0], current)))
+    elif entries:
+        entry = entries[0]
         compiled = entry.get("compiled") is True
         found.append(
             Expected(float(entry["seconds"]), THIS_MACHINE, staleness(entry, current), compiled=compiled)

@@ -7,11 +7,13 @@ no overrides.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
 from ..errors import NTPError, PathError
 from ._files import atomic_write_json, read_record, texts_by_name
+from ._places import OutputTree
 
 #: The run record's file name, at the root of an output tree.
 RUN_RECORD_NAME = "run.json"
@@ -39,23 +41,21 @@ class TreeRecord:
         """The ``-p`` overrides as ``k=v, ...`` in name order ("" without any)."""
         return ", ".join(f"{k}={v}" for k, v in sorted(self.overrides.items()))
 
-    def describe(self) -> str:
-        """``profile paper, seeds 0-4`` or ``profile quick with n_g=121, seed=3; seed 3``.
+    def setting(self) -> str:
+        """``profile paper`` or ``profile quick with n_g=121, seed=3``: what ran, without its seeds.
 
-        An interactive run says so first: ``interactive run (not ntpnb reproduce), profile quick; seed 0``.
+        An interactive run says so first: ``interactive run (not ntpnb reproduce), profile quick``.
         """
         text = "interactive run (not ntpnb reproduce), " if self.interactive else ""
         text += f"profile {self.profile}"
-        if self.overrides:
-            text += " with " + self.overrides_text
-        seeds = sorted(self.seeds)
-        if len(seeds) == 1:
-            text += f"; seed {seeds[0]}"
-        elif seeds and seeds == list(range(seeds[0], seeds[-1] + 1)):
-            text += f"; seeds {seeds[0]}-{seeds[-1]}"
-        elif seeds:
-            text += "; seeds " + ", ".join(map(str, seeds))
-        return text
+        return text + (" with " + self.overrides_text if self.overrides else "")
+
+    def describe(self) -> str:
+        """``profile paper; seeds 0-4`` or ``profile quick with n_g=121, seed=3; seed 3``.
+
+        Its seeds are every seed any of its notebooks ran at (:func:`chapter_seeds` tells them apart).
+        """
+        return f"{self.setting()}; {seeds_text(self.seeds)}" if self.seeds else self.setting()
 
     @classmethod
     def from_json(cls, data: object) -> TreeRecord:
@@ -77,6 +77,34 @@ class TreeRecord:
         return cls(data["profile"], dict(overrides), tuple(seeds), tuple(notebooks), interactive, version)
 
 
+def seeds_text(seeds: Iterable[int]) -> str:
+    """``seed 3``, ``seeds 0-4`` (consecutive) or ``seeds 0, 2, 5``."""
+    seeds = sorted(set(seeds))
+    if len(seeds) == 1:
+        return f"seed {seeds[0]}"
+    if seeds == list(range(seeds[0], seeds[-1] + 1)):
+        return f"seeds {seeds[0]}-{seeds[-1]}"
+    return "seeds " + ", ".join(map(str, seeds))
+
+
+def chapter_seeds(root: Path, record: TreeRecord | None) -> dict[str, tuple[int, ...]]:
+    """The seeds each notebook of the tree at ``root`` ran at, by name, as its files show.
+
+    A notebook of the tree is one it holds the executed copy of, at the book's seed (the first of
+    ``record``'s seeds: none is known without a record); its seeds are the book's and each seed
+    of the sweep whose tree (``seeds/seed=S``) holds its executed copy too.
+    """
+    if record is None or not record.seeds:
+        return {}
+    tree = OutputTree(Path(root))
+    found = {p.stem: [record.seeds[0]] for p in sorted(tree.notebooks.glob("*.ipynb")) if p.name[0] != "."}
+    for seed, seed_tree in tree.seed_trees().items():
+        for name, seeds in found.items():
+            if (seed_tree.notebooks / f"{name}.ipynb").is_file():
+                seeds.append(seed)
+    return {name: tuple(seeds) for name, seeds in found.items()}
+
+
 def load_tree_record(root: Path) -> TreeRecord | None:
     """The run record of the tree at ``root`` (None when no run wrote one; PathError when damaged)."""
     path = Path(root) / RUN_RECORD_NAME
@@ -90,17 +118,21 @@ def write_tree_record(root: Path, record: TreeRecord) -> Path:
     return atomic_write_json(Path(root) / RUN_RECORD_NAME, asdict(record))
 
 
-def check_setting(root: Path, record: TreeRecord) -> TreeRecord | None:
+def check_setting(root: Path, record: TreeRecord, replace_unread: bool = False) -> TreeRecord | None:
     """The run record of the tree at ``root`` (None without one), if ``record``'s run may write there.
 
     A tree holds one setting (profile, overrides, interactive or not): NTPError if it holds a run
-    of another setting (or a damaged record).
+    of another setting, or a ``run.json`` that does not read as a run record, unless
+    ``replace_unread`` (``--force``: the run then writes its own over it, as None says).
     """
     try:
         held = load_tree_record(root)
     except PathError as exc:
+        if replace_unread:
+            return None
         raise NTPError(
-            f"{exc}; if the tree holds only runs of {record.describe()}, delete that file and rerun"
+            f"{exc}; if the tree holds only runs of {record.describe()}, delete that file and rerun (or "
+            "add --force, which writes this run's record over it)"
         ) from exc
     if held is not None:
         setting = (record.profile, record.overrides, record.interactive)
@@ -112,13 +144,14 @@ def check_setting(root: Path, record: TreeRecord) -> TreeRecord | None:
     return held
 
 
-def claim_tree(root: Path, record: TreeRecord) -> None:
+def claim_tree(root: Path, record: TreeRecord, replace_unread: bool = False) -> None:
     """Record in the ``run.json`` of the tree at ``root`` that ``record``'s run writes there (under its lock).
 
     Runs of the same profile and overrides add their seeds and notebooks to its record; NTPError
-    if it holds a run of another setting (or a damaged record: :func:`check_setting`).
+    if it holds a run of another setting (or a record that does not read, unless
+    ``replace_unread``: :func:`check_setting`).
     """
-    held = check_setting(root, record)
+    held = check_setting(root, record, replace_unread)
     if held is not None:
         seeds = tuple(dict.fromkeys((*held.seeds, *record.seeds)))
         notebooks = tuple(sorted({*held.notebooks, *record.notebooks}))

@@ -14,6 +14,8 @@ cached and verified), :mod:`ntpnb.chapter` and the core, never on the book build
 
 from __future__ import annotations
 
+from typing import Any
+
 from ..records._cache import package_fingerprint
 from ..records._places import DEFAULT_SEEDS, EXPLORE_SEEDS
 from ..records._run import ChapterRun, int_seed
@@ -31,9 +33,25 @@ from ..records._timings import (
     write_chapter_times,
 )
 from ._check import check_run, select_notebooks
-from ._explore import check_explore, explore
-from ._run import reproduce
-from ._workers import STOP_SIGNALS, signals_handled
+from ._signals import STOP_SIGNALS, signals_handled
+
+
+def __getattr__(name: str) -> Any:
+    """A running command's entries, loaded on first use (PEP 562): a refused command loads none of them.
+
+    :func:`reproduce` and :func:`run_checked` (:mod:`._run`, with the workers and kernels), and
+    :func:`explore` and :func:`check_explore` (:mod:`._explore`, with the maps and their book).
+    """
+    if name in ("reproduce", "run_checked"):
+        from ._run import reproduce, run_checked
+
+        return {"reproduce": reproduce, "run_checked": run_checked}[name]
+    if name in ("check_explore", "explore"):
+        from ._explore import check_explore, explore
+
+        return {"check_explore": check_explore, "explore": explore}[name]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = ["reproduce", "ChapterRun", "DEFAULT_SEEDS", "select_notebooks"]
 
@@ -55,6 +73,7 @@ __all__ += [
     "load_chapter_times",
     "package_fingerprint",
     "refresh_minutes",
+    "run_checked",
     "run_sources",
     "signals_handled",
     "write_chapter_times",

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import __version__
+from .._extras import require
 from .._validation import as_count
 from ..chapter._domains import INT_RANGE, closest
 from ..chapter._parameters import apply_overrides
@@ -96,6 +97,7 @@ def check_run(
     seeds: int | None,
     force: bool = False,
     uncommitted: bool = False,
+    scheduler: str | None = None,
 ) -> CheckedRun:
     """Check every input of a run of the project at ``root`` (the parameters of :func:`~._run.reproduce`).
 
@@ -103,7 +105,8 @@ def check_run(
     here (a hint's command is checked with it too: :func:`ntpnb.cli._checks.check_command`). ``force``:
     an ``output_dir`` holding files ntpnb did not write may be written
     (:func:`~ntpnb.records._ownership.check_output_folder`); ``uncommitted``: a chapter whose
-    source differs from its commit may run into the book's own tree (:func:`uncommitted_changes`).
+    source differs from its commit may run into the book's own tree (:func:`uncommitted_changes`);
+    ``scheduler``: the address of a Dask cluster to run on, which needs Dask's distributed.
 
     Raises
     ------
@@ -112,8 +115,11 @@ def check_run(
         ``seeds < 1``, a sweep beyond the largest seed, an output folder that may not be written
         (a file, an explore tree, or, without ``force``, a folder of files ntpnb did not write),
         a tree that holds a run of another setting, or, without ``uncommitted``, a chapter whose
-        source differs from its commit to run into the book's tree.
+        source differs from its commit to run into the book's tree, or a ``scheduler`` without
+        Dask's distributed installed.
     """
+    if scheduler:
+        require("--scheduler", "distributed", "test")  # Dask's distributed
     overrides = dict(overrides)
     chosen = tuple(
         (source, apply_overrides(source, profile, overrides)) for source in select_notebooks(root, names)
@@ -136,7 +142,7 @@ def check_run(
     check_output_folder(
         tree, RUN_TREE, tree if output_dir is None else output_dir, force or output_dir is None
     )
-    check_setting(tree, record)
+    check_setting(tree, record, force)
     changed = uncommitted_changes(root, [source for source, _ in chosen], tree, uncommitted)
     return CheckedRun(chosen, jobs, seeds, tree, record, changed=changed)
 

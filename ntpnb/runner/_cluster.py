@@ -26,6 +26,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from .._extras import missing_extra
 from ..chapter._progress import PROGRESS_FILE_VAR
 from ..errors import NTPError
 from ..records._files import atomic_path
@@ -35,7 +36,8 @@ from ..settings import SCHEDULER_TIMEOUT_SECONDS, STOP_CHECK_SECONDS
 from ._display import Display
 from ._execute import run_notebook
 from ._jupyter_kernel import RUN_FOLDER_PREFIX, RUN_MARKER
-from ._workers import STOP_SIGNALS, end_processes, kernel_variables, orphan_watchdog, signals_handled
+from ._signals import STOP_SIGNALS, signals_handled
+from ._workers import end_processes, kernel_variables, orphan_watchdog
 
 #: How many times Dask runs a task again whose process ended without a result (Dask's ``retries=``).
 TASK_RETRIES = 2
@@ -145,7 +147,7 @@ def _dask_client(address: str) -> tuple[Any, Any]:
     try:
         import distributed
     except ImportError:
-        raise NTPError("--scheduler needs dask.distributed: pip install 'dask[distributed]'") from None
+        raise NTPError(missing_extra("--scheduler", "distributed", "test")) from None
     try:
         client = distributed.Client(address, timeout=f"{SCHEDULER_TIMEOUT_SECONDS}s", set_as_default=False)
     except (OSError, TimeoutError) as exc:

@@ -1,7 +1,9 @@
 """What ``ntpnb reproduce`` shows while it runs: which notebooks run, for how long, at which cell.
 
 On a terminal, a status block at the bottom, redrawn about twice a second; finished notebooks'
-lines above it. Without one: a line when a notebook starts, one when it ends.
+lines above it. Without one (a file, a pipe): a line when a notebook starts, one when it ends,
+and, when no line came for :data:`~ntpnb.settings.QUIET_SECONDS`, one of what runs and the time
+left, so that a log is never silent for long.
 """
 
 from __future__ import annotations
@@ -41,7 +43,7 @@ class Display:
     """
 
     def __init__(self, log: Callable[[str], None], width: int, footer: Callable[[], str]) -> None:
-        self.log = log
+        self._print = log
         self.footer = footer
         self.width = width
         self.stream = sys.stdout
@@ -49,6 +51,12 @@ class Display:
         self.running: dict[str, Running] = {}
         self._shown = 0  # lines of the status block on the screen
         self.throttle = Throttle(settings.SHOW_SECONDS)  # between two redraws of the block
+        self.quiet = Throttle(settings.QUIET_SECONDS, at_once=False)  # since the last line, in a log
+
+    def log(self, line: str) -> None:
+        """Print ``line``, which stays (above the block, on a terminal)."""
+        self._print(line)
+        self.quiet.mark()
 
     def started(self, name: str, progress_file: Path | None = None) -> None:
         """``name`` started; its kernel reports its long loops' progress to ``progress_file``."""
@@ -73,12 +81,34 @@ class Display:
             self._redraw()
 
     def tick(self) -> None:
-        """Redraw the block if it is older than :data:`ntpnb.settings.SHOW_SECONDS` (on a terminal)."""
+        """Redraw the block if it is older than :data:`ntpnb.settings.SHOW_SECONDS` (on a terminal).
+
+        Without a terminal, a line of what runs and the time left once the log has been quiet for
+        :data:`ntpnb.settings.QUIET_SECONDS`.
+        """
         if self.live and self.throttle.due():
-            for r in self.running.values():
-                state = read_progress(r.progress_file) if r.progress_file is not None else None
-                r.loop = state.describe() if state is not None else ""
+            self._read_loops()
             self._redraw()
+        elif not self.live and self.running and self.quiet.due():
+            self._read_loops()
+            self.log(self._quiet_line())
+
+    def _read_loops(self) -> None:
+        """Read each running notebook's long loop's progress, from the file its kernel writes."""
+        for r in self.running.values():
+            state = read_progress(r.progress_file) if r.progress_file is not None else None
+            r.loop = state.describe() if state is not None else ""
+
+    def _quiet_line(self) -> str:
+        """``  running: 03_gd cell 12/31 45 s (long runs 41%), 04_gd starting 3 s; about 4 min left``."""
+        now = time.monotonic()
+        shown = []
+        for r in self.running.values():
+            where = f"cell {r.cell}/{r.cells}" if r.cells else "starting"
+            loop = f" ({r.loop})" if r.loop else ""
+            shown.append(f"{r.name} {where} {now - r.started:.0f} s{loop}")
+        footer = self.footer()
+        return f"  running: {', '.join(shown)}" + (f"; {footer}" if footer else "")
 
     def close(self) -> None:
         """Remove the block (to redraw it, or the run is over)."""

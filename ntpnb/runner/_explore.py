@@ -23,17 +23,13 @@ import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .. import __version__
 from .._validation import as_count
 from ..chapter._parameters import apply_overrides, budget_parameters, paper_setting
 from ..errors import NTPError, PathError, RunInterruptedError
-from ..explore._decide import check_maps
-from ..explore._folder import MAPS_DIRNAME, write_maps
 from ..explore._grid import Axis, Grid, checked_grid, point_label, value_text
-from ..explore._read import load_explore
-from ..explore._words import summary_lines
 from ..records._files import atomic_write_json, read_record
 from ..records._lock import output_lock
 from ..records._ownership import EXPLORE_TREE, check_output_folder
@@ -47,8 +43,9 @@ from ..records._places import (
 )
 from ..records._run import ChapterRun
 from ._check import CheckedRun, check_run, select_notebooks
-from ._plan import RunPlan, planned_runs
-from ._run import changed_lines, execute_plan
+
+if TYPE_CHECKING:  # a run's modules load when it runs: a refused explore loads none of them
+    from ._plan import RunPlan
 
 #: The folder of ``outputs/`` that holds the explore trees, one folder per chapter.
 EXPLORE_DIRNAME = "explore"
@@ -102,7 +99,7 @@ def explore_tree(
     asked |= {axis.name: axis.spec or ",".join(axis.texts()) for axis in grid.axes}
     asked |= dict(sorted(fixed.items())) | {"seeds": seeds}
     default = root.resolve() / DEFAULT_OUTPUT_DIRNAME / EXPLORE_DIRNAME / chapter / folder_name(asked)
-    return tree_root(root, profile, asked, default if output_dir is None else output_dir)
+    return tree_root(root, profile, asked, output_dir, default)
 
 
 def explore_record(
@@ -207,6 +204,7 @@ def check_explore(
     jobs: int | None = None,
     seeds: int | None = None,
     force: bool = False,
+    scheduler: str | None = None,
 ) -> CheckedExplore:
     """Check every input of an explore of ``chapter`` of the project at ``root``; write and start nothing.
 
@@ -216,7 +214,8 @@ def check_explore(
     ``output_dir``: the explore tree's root (default :func:`explore_tree`); ``jobs`` as
     ``reproduce`` takes it;
     ``force``: an ``output_dir`` holding files ntpnb did not write may be written
-    (:func:`~ntpnb.records._ownership.check_output_folder`).
+    (:func:`~ntpnb.records._ownership.check_output_folder`); ``scheduler``: a Dask cluster's address,
+    which needs Dask's distributed.
 
     Raises
     ------
@@ -224,7 +223,8 @@ def check_explore(
         On an unknown chapter or profile, a grid :func:`~ntpnb.explore._grid.checked_grid`
         refuses, anything ``reproduce`` refuses of a point's run (:func:`~._check.check_run`),
         an output folder that is a file, a run's tree or (without ``force``) a folder of files
-        ntpnb did not write, or a tree that holds another grid.
+        ntpnb did not write, a tree that holds another grid, or a ``scheduler`` without Dask's
+        distributed installed.
     """
     fixed = dict(fixed or {})
     (source,) = select_notebooks(root, [chapter])
@@ -238,8 +238,9 @@ def check_explore(
     for point in grid.points():
         label = point_label(point)
         overrides = {**fixed, **{name: value_text(value) for name, value in point.items()}}
+        into = tree / POINTS_DIRNAME / label
         checked = check_run(
-            root, [source.stem], profile, overrides, tree / POINTS_DIRNAME / label, jobs, seeds, force
+            root, [source.stem], profile, overrides, into, jobs, seeds, force, scheduler=scheduler
         )
         points.append(replace(checked, point=label))
     typed = apply_overrides(source, profile, fixed)  # each fixed value as its parameter takes it
@@ -295,6 +296,9 @@ def explore(
     RunInterruptedError
         On SIGINT (Ctrl-C) or SIGTERM: finished runs keep their outputs; a rerun resumes.
     """
+    from ._plan import planned_runs
+    from ._run import changed_lines, execute_plan
+
     tree = checked.tree
     try:
         tree.mkdir(parents=True, exist_ok=True)
@@ -317,11 +321,22 @@ def finish_explore(tree: Path, log: Callable[[str], None]) -> list[Path]:
     """Draw the maps of the explore tree ``tree`` into its ``maps/``; one line per check to ``log``.
 
     The maps are :mod:`ntpnb.explore._decide`'s (:func:`~ntpnb.explore._folder.write_maps`, with
-    :func:`~ntpnb.explore._words.summary_lines`). Returns the files written.
+    :func:`~ntpnb.explore._words.summary_lines`); a line says each step, and the maps drawn
+    while they take seconds each (:class:`~ntpnb.book._progress.StepProgress`). Returns the files
+    written.
     """
+    from ..book._progress import StepProgress
+    from ..explore._decide import check_maps
+    from ..explore._folder import MAPS_DIRNAME, write_maps
+    from ..explore._read import load_explore
+    from ..explore._words import summary_lines
+
+    progress = StepProgress("the maps", lambda line: None, log)
+    progress.at("reading every run's records")
     results = load_explore(tree)
+    progress.at("deciding each check's map")
     maps = check_maps(results)  # decided once, for the files and the lines
-    written = write_maps(results, tree / MAPS_DIRNAME, maps)
+    written = write_maps(results, tree / MAPS_DIRNAME, maps, progress.at)
     for line in summary_lines(results, maps):
         log(line)
     return list(written)

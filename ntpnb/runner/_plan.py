@@ -18,6 +18,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, ExitStack, contextmanager
 from dataclasses import dataclass, field
@@ -35,6 +36,7 @@ from ..records._run import ChapterRun, PlannedRun, complete_run, int_seed
 from ..records._staging import remove_leftovers
 from ..records._timings import last_seconds, reference_seconds, run_sources, slowest_first
 from ..records._tree import TreeRecord, claim_tree
+from ..settings import QUIET_SECONDS
 from ._check import CheckedRun
 
 
@@ -175,12 +177,16 @@ def planned_runs(
     tree_of = {c.tree: output_tree(c.tree) for c in checked}
     runs = _every_run(checked, tree_of, profile)
     trees = tuple(dict.fromkeys(run.tree for run in runs))
-    warm = [sys.executable, "-c", "import matplotlib.font_manager"]  # in a process of its own
-    subprocess.run(warm, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
+    said = f"ntpnb: preparing {len(runs)} run{'s' * (len(runs) != 1)} ({PREPARING})"
+    slow = threading.Timer(QUIET_SECONDS, log, [said])
+    slow.daemon = True  # said if the preparation is slow; never keeps a stopped command alive
     with ExitStack() as locks:
+        slow.start()  # a first run builds matplotlib's font cache: tens of seconds on a busy machine
+        locks.callback(slow.cancel)
+        warm_font_cache()
         for c in sorted(checked, key=lambda c: str(tree_of[c.tree].root)):
             locks.enter_context(output_lock(tree_of[c.tree].root, wait=wait, log=log))
-            claim_tree(tree_of[c.tree].root, c.record)
+            claim_tree(tree_of[c.tree].root, c.record, force)
         for tree in trees:
             remove_leftovers(tree)
         cached, rerun = _cached_runs(runs, force)
@@ -188,9 +194,20 @@ def planned_runs(
         reference = reference_seconds(root)
         order = slowest_first(reference)
         pending = longest_first([run for run in runs if run.label not in cached], seconds, order)
+        slow.cancel()
         yield RunPlan(
             first.record, runs, trees, first.jobs, seconds, cached, tuple(pending), rerun, reference
         )
+
+
+def warm_font_cache() -> None:
+    """Build matplotlib's font cache in a process of its own: its notice never lands in a notebook."""
+    warm = [sys.executable, "-c", "import matplotlib.font_manager"]
+    subprocess.run(warm, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
+
+
+#: What a run does before its first notebook starts, as said when that takes long.
+PREPARING = "matplotlib's font cache on a first run, which outputs in place are current"
 
 
 def _every_run(

@@ -15,14 +15,15 @@ from pathlib import Path
 
 from ..errors import RunInterruptedError
 from ..records._manifest import recorded_figures
-from ..records._run import ChapterRun, PlannedRun, completed_run
+from ..records._run import ChapterRun, completed_run
 from ..records._staging import describe_write_failure, remove_leftovers
 from ..records._timings import record_timings
-from ._check import check_run
+from ._check import CheckedRun, check_run
 from ._cluster import run_on_dask
 from ._display import Display
 from ._jupyter_kernel import run_environment
 from ._plan import RunPlan, planned_run
+from ._time_left import time_left
 from ._workers import run_in_workers
 
 
@@ -87,7 +88,24 @@ def reproduce(
     RunInterruptedError
         On SIGINT (Ctrl-C): finished notebooks keep their outputs (and timings).
     """
-    checked = check_run(root, names, profile, overrides or {}, output_dir, jobs, seeds, force, uncommitted)
+    checked = check_run(
+        root, names, profile, overrides or {}, output_dir, jobs, seeds, force, uncommitted, scheduler
+    )
+    return run_checked(root, checked, log, force, wait, scheduler)
+
+
+def run_checked(
+    root: Path,
+    checked: CheckedRun,
+    log: Callable[[str], None] = print,
+    force: bool = False,
+    wait: bool = True,
+    scheduler: str | None = None,
+) -> list[ChapterRun]:
+    """Execute the run ``checked`` (:func:`~._check.check_run`) of the project at ``root``: :func:`reproduce`.
+
+    The command line checks a run first, so that a refusal loads none of what a run needs.
+    """
     for line in changed_lines(checked.changed):
         log(line)
     with planned_run(root, checked, force, wait, log) as plan:
@@ -131,9 +149,9 @@ def execute_plan(
         running = {n: now - r.started for n, r in display.running.items()}
         profile = plan.record.profile
         # the runs to execute: a cached one takes no time, however long its last run took
-        return describe_time_left(
-            seconds_left(plan.pending, plan.seconds, profile, plan.jobs, results, running, plan.reference)
-        )
+        return time_left(
+            plan.pending, plan.seconds, profile, plan.jobs, results, running, plan.reference
+        ).describe()
 
     def footer() -> str:
         return "; ".join(part for part in (status(results), left()) if part)
@@ -209,57 +227,3 @@ def record_executed_times(
         except OSError as exc:
             if all(r.ok for r in executed_now):
                 log(f"ntpnb: timings not recorded: {describe_write_failure(exc, tree.root)}")
-
-
-def seconds_left(
-    runs: Sequence[PlannedRun],
-    recorded: Mapping[str, float],
-    profile: str,
-    jobs: int,
-    finished: Mapping[str, ChapterRun],
-    running: Mapping[str, float],
-    reference: Mapping[str, Mapping[str, float]] | None = None,
-) -> float | None:
-    """The wall seconds left of a run of ``runs`` at ``profile``, ``jobs`` at once (None: unknown).
-
-    A run's expected seconds are its notebook's last time in its tree (a sweep's seed without one
-    takes the book seed's). A notebook never timed here takes its ``reference`` time (the
-    benchmark record's: :func:`~._timings.reference_seconds`, by notebook and profile), scaled by
-    how the chapters finished so far compare with theirs (a first run on a slower or faster
-    machine). The time left is the work left
-    (what the running ones still need, and the ones not started) shared among the jobs.
-
-    ``recorded``: each run's last time in its tree, by label (:func:`~._plan.recorded_seconds`);
-    ``finished``: the results so far, by label; ``running``: the seconds each running run has run.
-    """
-    times = reference or {}
-    by_label = {
-        run.label: times[run.notebook][profile]
-        for run in runs
-        if recorded[run.label] == float("inf") and profile in times.get(run.notebook, {})
-    }
-    # the runs that had only a reference and were executed: this machine's time to the reference's
-    timed = [r for label, r in finished.items() if label in by_label and not r.cached and r.seconds > 0]
-    theirs = sum(by_label[r.label] for r in timed)
-    scale = sum(r.seconds for r in timed) / theirs if theirs else 1.0
-    work = 0.0
-    for run in runs:
-        if run.label in finished:
-            continue
-        if recorded[run.label] < float("inf"):
-            expected = recorded[run.label]
-        elif run.label in by_label:
-            expected = by_label[run.label] * scale
-        else:
-            return None
-        work += max(expected - running.get(run.label, 0.0), 0.0)
-    return work / max(1, min(jobs, len(runs)))
-
-
-def describe_time_left(seconds: float | None) -> str:
-    """``about 4 min left``, ``about 40 s left``; ``""`` when unknown or nothing is left."""
-    if seconds is None or seconds < 1:
-        return ""
-    if seconds < 90:
-        return f"about {max(10, round(seconds / 10) * 10)} s left"
-    return f"about {round(seconds / 60)} min left"

@@ -19,13 +19,12 @@ import shutil
 import signal
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from contextlib import contextmanager, suppress
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from contextlib import suppress
 from multiprocessing.connection import Connection
 from multiprocessing.context import SpawnContext
 from multiprocessing.process import BaseProcess
 from pathlib import Path
-from typing import Any
 
 from ..chapter._parameters import PROJECT_VAR
 from ..chapter._progress import PROGRESS_FILE_VAR
@@ -35,23 +34,7 @@ from ..settings import STOP_CHECK_SECONDS
 from ._display import Display
 from ._execute import run_notebook
 from ._jupyter_kernel import RUN_FOLDER_PREFIX, RUN_MARKER, blas_variables, progress_file, run_folder
-
-#: The signals that stop a command: Ctrl-C, and ``kill`` or a job scheduler acting as one.
-STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
-
-
-@contextmanager
-def signals_handled(signals: Iterable[int], handler: Any) -> Iterator[None]:
-    """Within (in the main thread only; elsewhere nothing changes): ``handler`` handles ``signals``."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    previous = {signum: signal.signal(signum, handler) for signum in signals}
-    try:
-        yield
-    finally:
-        for signum, old in previous.items():
-            signal.signal(signum, old)
+from ._signals import STOP_SIGNALS, signals_handled
 
 
 def marked_processes(variable: str, value: str) -> list[int]:

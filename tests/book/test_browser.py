@@ -32,7 +32,7 @@ from ntpnb.book._pdf import (
 from ntpnb.book._trees import describe_run
 from ntpnb.evidence._registry import CLAIMS
 from ntpnb.records._commit import source_commit
-from ntpnb.records._tree import load_tree_record
+from ntpnb.records._tree import chapter_seeds, load_tree_record
 
 from conftest import ROOT, made_once_value
 from helpers import config_binder_url
@@ -409,10 +409,12 @@ def test_no_table_overflows_its_column_on_a_phone_a_laptop_or_a_wide_screen(visi
 def test_every_page_is_footed_with_when_from_which_commit_and_in_which_run_it_was_executed(
     built_book, visited
 ):
-    label = describe_run(load_tree_record(built_book / "outputs"))
+    record = load_tree_record(built_book / "outputs")
+    seeds = chapter_seeds(built_book / "outputs", record)  # each chapter's, as the tree's files show
+    label = describe_run(record, seeds=seeds)
     commit = r"(commit [0-9a-f]{7}( with uncommitted changes)?|commit not recorded)"
     when = r"\d{4}-\d\d-\d\d \d\d:\d\d( to (\d{4}-\d\d-\d\d )?\d\d:\d\d)? UTC"
-    chapter = re.compile(rf"Executed {when} · {commit} · run: {re.escape(label)}")
+    chapter = re.compile(rf"Executed {when} · {commit} · run: (?P<label>.+)")
     other = re.compile(
         rf"Chapters executed {when} · {commit}(, {commit})* · run: {re.escape(label)} · book built {when}"
     )
@@ -421,7 +423,10 @@ def test_every_page_is_footed_with_when_from_which_commit_and_in_which_run_it_wa
         assert len(found["footer"]) == 1, (name, found["footer"])
         footer = found["footer"][0]
         pattern = chapter if name.startswith("outputs/notebooks/") else other
-        assert pattern.fullmatch(footer), (name, footer)
+        matched = pattern.fullmatch(footer)
+        assert matched, (name, footer)
+        if pattern is chapter and Path(name).stem in seeds:  # a chapter's page: the seeds it ran at
+            assert matched["label"] == describe_run(record, seeds={Path(name).stem: seeds[Path(name).stem]})
         assert not recorded or "commit not recorded" not in footer, (name, footer)
 
 

@@ -123,7 +123,10 @@ def test_jupyter_book_is_found_beside_this_python_and_a_missing_one_is_named(tmp
     jb = build.jupyter_book()
     assert jb.parent == Path(sys.executable).parent and os.access(jb, os.X_OK)
     monkeypatch.setattr(build.sys, "executable", str(tmp_path / "bin" / "python"))
-    with pytest.raises(NTPError, match=r"jupyter-book is not installed next to .*install ntpnb\[book\]"):
+    with pytest.raises(
+        NTPError,
+        match=r"a book needs jupyter-book, which is not installed for .*: `\./run\.sh setup` installs it",
+    ):
         build.jupyter_book()
 
 

@@ -3,16 +3,17 @@
 from __future__ import annotations
 
 import json
+import shutil
 from datetime import datetime, timezone
 
 import pytest
 
-from ntpnb.book._footers import Execution, Footers, read_footers
+from ntpnb.book._footers import Execution, Footers, read_footers, stage_seeds
 from ntpnb.errors import PathError
 from ntpnb.records._commit import SourceCommit
 from ntpnb.records._manifest import Manifest, write_manifest
 from ntpnb.records._places import OutputTree
-from ntpnb.records._tree import TreeRecord, write_tree_record
+from ntpnb.records._tree import TreeRecord, chapter_seeds, load_tree_record, write_tree_record
 
 SHA = "452b3341a0c9e7d0c3b1d3f5e2a4b6c8d0e2f4a6"
 REPOSITORY = "https://github.com/owner/project"
@@ -89,3 +90,33 @@ def test_the_footers_of_a_tree_read_its_run_record_and_every_executed_chapter(tm
     (layout.notebooks / "01_a.key.json").write_text("{")
     with pytest.raises(PathError, match=r"01_a\.key\.json"):
         read_footers(layout)
+
+
+def test_each_page_says_the_seeds_its_chapters_ran_at(tmp_path):
+    """A tree whose chapter 3 ran at seeds 0-4 and the others at seed 0: its run record says seeds
+    0-4 (every seed any chapter ran at), its pages say which chapter ran at which."""
+    layout = OutputTree(tmp_path)
+    write_tree_record(tmp_path, TreeRecord("quick", {}, (0, 1, 2, 3, 4), ("01_a", "03_c", "04_d")))
+    for name in ("01_a", "03_c", "04_d"):
+        _executed(layout.notebooks, name, "2026-05-02T14:06:03+00:00")
+    for seed in (1, 2, 3, 4):
+        _executed(OutputTree(layout.seed_root(seed)).notebooks, "03_c", "2026-05-02T14:07:03+00:00")
+    footers = read_footers(layout)
+    assert footers.label == "profile quick; seeds 0-4 for chapter 3 and seed 0 for chapters 1, 4"
+    assert footers.chapter("01_a").endswith("run: profile quick; seed 0")
+    assert footers.chapter("03_c").endswith("run: profile quick; seeds 0-4")
+    assert chapter_seeds(tmp_path, None) == {}  # no record: the book's seed is unknown
+    # the book's staged copy holds no seed trees: the seeds go with it
+    staged = OutputTree(tmp_path / "staged")
+    shutil.copytree(layout.notebooks, staged.notebooks)
+    shutil.copy(tmp_path / "run.json", staged.root / "run.json")
+    stage_seeds(staged.root, chapter_seeds(tmp_path, load_tree_record(tmp_path)))
+    assert read_footers(staged).chapter("03_c").endswith("run: profile quick; seeds 0-4")
+
+
+def test_a_chapter_is_the_trees_only_where_it_ran_at_the_books_seed(tmp_path):
+    layout = OutputTree(tmp_path)
+    record = TreeRecord("quick", {}, (0, 1), ("01_a",))
+    _executed(layout.notebooks, "01_a", "2026-05-02T14:06:03+00:00")
+    _executed(OutputTree(layout.seed_root(1)).notebooks, "02_b", "2026-05-02T14:07:03+00:00")
+    assert chapter_seeds(tmp_path, record) == {"01_a": (0,)}

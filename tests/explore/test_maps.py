@@ -299,6 +299,17 @@ def test_a_chapter_shows_a_map_with_show_figure_without_a_warning(tmp_path):
     assert len(list(layout.figures.glob("*.png"))) == 3
 
 
+def test_write_maps_says_each_map_it_draws_or_keeps(tmp_path):
+    results = run_grid(LINE, (0, 1), below(3.5))
+    told: list[tuple[str, str]] = []
+    write_maps(results, tmp_path, progress=lambda phase, share: told.append((phase, share)))
+    n = len(check_maps(results))
+    assert told == [("drawing the maps", f"{i} of {n}") for i in range(1, n + 1)]
+    told.clear()
+    write_maps(results, tmp_path, progress=lambda phase, share: told.append((phase, share)))
+    assert told == [("maps drawn before", f"{i} of {n}") for i in range(1, n + 1)]
+
+
 def test_write_maps_writes_figures_data_and_page_atomically(tmp_path, monkeypatch):
     results = run_grid(LINE, (0, 1), below(3.5))
     folder = tmp_path / "maps"

@@ -11,11 +11,13 @@ from ntpnb.book._scoreboard import SCOREBOARD_FILE
 from ntpnb.book._trees import RUN_SITE_DIRNAME
 from ntpnb.errors import NTPError
 from ntpnb.explore._folder import MAPS_DIRNAME
+from ntpnb.records._lock import LOCK_NAME
 from ntpnb.records._ownership import (
     EXPLORE_TREE,
     RUN_TREE,
     TREE_ENTRIES,
     check_output_folder,
+    replaceable_files,
     tree_kind,
 )
 from ntpnb.records._places import OutputTree
@@ -53,3 +55,29 @@ def test_a_folder_of_the_users_is_written_only_when_asked(tmp_path):
     with pytest.raises(NTPError, match=r"holds files ntpnb did not write \(a/, b/, c/, and 2 more\)"):
         check_output_folder(tmp_path, RUN_TREE, "here")
     check_output_folder(tmp_path, RUN_TREE, "here", force=True)
+
+
+def test_a_folder_of_the_users_is_said_so_with_every_file_force_could_replace(tmp_path):
+    """A run.json the user wrote is theirs, not a damaged tree; a file under figures/ is listed too."""
+    (tmp_path / "run.json").write_text('{"mine": 1}')
+    (tmp_path / "figures").mkdir()
+    (tmp_path / "figures" / "myplot.png").write_bytes(b"png")
+    (tmp_path / "notes.txt").write_text("notes")
+    for kind in (RUN_TREE, EXPLORE_TREE):
+        with pytest.raises(NTPError) as refused:
+            check_output_folder(tmp_path, kind, "~")
+        message = str(refused.value)
+        assert message.startswith("--out ~ is a folder of your own, not a tree ntpnb wrote")
+        assert "run.json (not ntpnb's: it does not read as a run record)" in message
+        assert message.endswith("--force could replace these 2 files of yours: figures/myplot.png, run.json")
+    check_output_folder(tmp_path, RUN_TREE, "~", force=True)
+
+
+def test_replaceable_files_are_those_where_a_tree_writes(tmp_path):
+    (tmp_path / "notes").mkdir()
+    (tmp_path / "notes" / "run.json").write_text("{}")  # not where a tree writes
+    (tmp_path / "claims" / "deep").mkdir(parents=True)
+    (tmp_path / "claims" / "deep" / "x.json").write_text("{}")
+    (tmp_path / "timings.json").write_text("{}")
+    (tmp_path / LOCK_NAME).write_text("")  # ntpnb's own
+    assert replaceable_files(tmp_path) == ["claims/deep/x.json", "timings.json"]

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
-from dataclasses import asdict
+import re
+import time
+from dataclasses import asdict, replace
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -44,6 +46,7 @@ from ntpnb.runner import _plan as choice
 from ntpnb.runner import _run as run_module
 from ntpnb.runner._plan import recorded_seconds
 from ntpnb.runner._run import reproduce
+from ntpnb.runner._time_left import TimeLeft, time_left
 
 from fake_notebooks import fake_notebook
 
@@ -52,6 +55,10 @@ WHEN = datetime(2026, 1, 2, 3, 4, tzinfo=timezone.utc)
 
 def result(name: str, seconds: float, ok: bool = True, cached: bool = False) -> ChapterRun:
     return ChapterRun(name, complete=ok, seconds=seconds, executed=Path(f"{name}.ipynb"), cached=cached)
+
+
+def seeded(name: str, seed: int, seconds: float) -> ChapterRun:
+    return replace(result(name, seconds), seed=seed, sweep=True)
 
 
 def test_the_timings_file_lives_in_the_output_root(tmp_path):
@@ -189,27 +196,64 @@ def runs_of(tmp_path, names, sweep_seeds=0):
 
 
 def test_the_time_left_counts_this_machines_times_shared_among_the_jobs(tmp_path):
-    from ntpnb.runner._run import seconds_left
-
     layout, runs = runs_of(tmp_path, ["a", "b"], sweep_seeds=1)
     record_timings(layout, "quick", [result("a", 30.0), result("b", 10.0)], jobs=2, now=WHEN)
     recorded = recorded_seconds(runs, "quick")
     # a seed without a time takes its book seed's
-    assert seconds_left(runs, recorded, "quick", 2, {}, {}) == (30 + 30 + 10 + 10) / 2
-    assert seconds_left(runs, recorded, "quick", 2, {}, {"a": 12.0}) == (18 + 30 + 10 + 10) / 2
-    finished = {"a": result("a", 29.0)}  # and one past its time has none left
-    assert seconds_left(runs, recorded, "quick", 2, finished, {"a seed 1": 40.0}) == (0 + 10 + 10) / 2
+    left = time_left(runs, recorded, "quick", 2, {}, {})
+    assert left.seconds == (30 + 30 + 10 + 10) / 2 and left.basis == "this machine's last run"
+    assert time_left(runs, recorded, "quick", 2, {}, {"a": 12.0}).seconds == (18 + 30 + 10 + 10) / 2
+    # one run left takes its own time, however many jobs: here half its last, as the others did
+    done = {"a seed 1": seeded("a", 1, 15.0), "b": result("b", 5.0)}
+    assert time_left(runs[:3], recorded, "quick", 2, done, {}).seconds == pytest.approx(15.0)
+
+
+def test_the_time_left_follows_the_pace_of_the_runs_finished_in_this_run(tmp_path):
+    layout, runs = runs_of(tmp_path, ["a", "b"], sweep_seeds=1)
+    record_timings(layout, "quick", [result("a", 30.0), result("b", 10.0)], jobs=1, now=WHEN)
+    recorded = recorded_seconds(runs, "quick")
+    finished = {"a": result("a", 60.0)}  # twice its last time here: this load, this machine
+    left = time_left(runs, recorded, "quick", 1, finished, {})
+    assert left.seconds == pytest.approx(2 * (30 + 10 + 10))
+    assert (
+        left.describe() == "about 2 min left (this machine's last run x2, at this run's pace (its last run))"
+    )
+    # the pace is the last runs' (two a job), so it follows a change of load
+    sweep = {"a seed 1": seeded("a", 1, 30.0), "b": result("b", 10.0)}
+    assert time_left(runs, recorded, "quick", 1, finished | sweep, {}).seconds == pytest.approx(10.0)
+
+
+def test_a_chapter_that_runs_slower_here_than_the_others_keeps_its_factor(tmp_path):
+    reference = {"a": {"paper": 10.0}, "b": {"paper": 10.0}}
+    _, runs = runs_of(tmp_path, ["a", "b"], sweep_seeds=2)
+    recorded = recorded_seconds(runs, "paper")
+    finished = {"a": result("a", 40.0), "b": result("b", 20.0)}  # pace 3; a at 4/3 of it, b at 2/3
+    left = time_left(runs, recorded, "paper", 2, finished, {}, reference)
+    assert left.seconds == pytest.approx((40 + 40 + 20 + 20) / 2)
+    assert left.basis == "the benchmark record x3, at this run's pace (its last 2 runs)"
+
+
+def test_a_run_that_compiled_the_kernels_counts_only_until_another_ends(tmp_path):
+    reference = {"a": {"paper": 10.0}, "b": {"paper": 10.0}}
+    _, runs = runs_of(tmp_path, ["a", "b"], sweep_seeds=1)
+    recorded = recorded_seconds(runs, "paper")
+    compiling = replace(result("a", 100.0), compiled=True)
+    assert time_left(runs, recorded, "paper", 1, {"a": compiling}, {}, reference).seconds == 300.0
+    finished = {"a": compiling, "b": result("b", 20.0)}  # the kernels are compiled: a loads them now
+    assert time_left(runs, recorded, "paper", 1, finished, {}, reference).seconds == 40.0
 
 
 def test_a_first_run_scales_the_reference_by_how_this_machine_compares(tmp_path):
     reference = {"a": {"paper": 10.0}, "b": {"paper": 40.0}}
     _, runs = runs_of(tmp_path, ["a", "b"])
     recorded = recorded_seconds(runs, "paper")
-    assert run_module.seconds_left(runs, recorded, "paper", 1, {}, {}, reference) == 50.0
+    before = time_left(runs, recorded, "paper", 1, {}, {}, reference)
+    assert before.seconds == 50.0
+    assert before.basis == "the benchmark record, on an idle core: until a run ends here"
     finished = {"a": result("a", 20.0)}  # this machine took twice the reference's time
-    assert run_module.seconds_left(runs, recorded, "paper", 1, finished, {}, reference) == 80.0
+    assert time_left(runs, recorded, "paper", 1, finished, {}, reference).seconds == 80.0
     finished["b"] = result("b", 0.0, cached=True)  # found cached: done, and no measure of the machine
-    assert run_module.seconds_left(runs, recorded, "paper", 1, finished, {}, reference) == 0.0
+    assert time_left(runs, recorded, "paper", 1, finished, {}, reference).seconds == 0.0
 
 
 def test_a_fully_cached_rerun_counts_down_no_time(tmp_path, monkeypatch):
@@ -231,14 +275,29 @@ def test_a_fully_cached_rerun_counts_down_no_time(tmp_path, monkeypatch):
     assert len(lines) == 2 and not [line for line in lines if "left" in line], lines
 
 
-def test_without_a_time_or_a_reference_the_time_left_is_not_shown(tmp_path):
-    from ntpnb.runner._run import describe_time_left, seconds_left
+def test_a_slow_preparation_of_the_run_is_said_while_it_lasts(tmp_path, monkeypatch):
+    """A first run builds matplotlib's font cache before any notebook starts: never a long silence."""
+    (tmp_path / "notebooks").mkdir()
+    (tmp_path / "notebooks" / "a.md").write_text(fake_notebook("x"))
+    monkeypatch.setattr(profiles, "CHANGES", {"a": {}})
+    monkeypatch.setattr(choice, "QUIET_SECONDS", 0.05)
+    monkeypatch.setattr(choice, "warm_font_cache", lambda: time.sleep(0.5))
+    monkeypatch.setattr(run_module, "run_in_workers", lambda pending, *args: bool(pending))
+    monkeypatch.setattr(choice, "chapter_damage", lambda *args, **kwargs: None)  # found cached
+    monkeypatch.setattr(
+        choice, "complete_run", lambda run, claims: ChapterRun(run.notebook, "quick", complete=True)
+    )
+    lines: list[str] = []
+    reproduce(tmp_path, profile="quick", output_dir=tmp_path / "out", log=lines.append, jobs=1, seeds=1)
+    assert lines[0] == f"ntpnb: preparing 1 run ({choice.PREPARING})"
 
+
+def test_without_a_time_or_a_reference_the_time_left_is_not_shown(tmp_path):
     _, runs = runs_of(tmp_path, ["never_timed"])
-    assert seconds_left(runs, recorded_seconds(runs, "paper"), "paper", 2, {}, {}) is None
-    assert describe_time_left(None) == "" and describe_time_left(0.2) == ""
-    assert describe_time_left(4.0) == "about 10 s left" and describe_time_left(44.0) == "about 40 s left"
-    assert describe_time_left(250.0) == "about 4 min left"
+    assert time_left(runs, recorded_seconds(runs, "paper"), "paper", 2, {}, {}).seconds is None
+    assert TimeLeft(None).describe() == "" and TimeLeft(0.2, "x").describe() == ""
+    assert TimeLeft(4.0).describe() == "about 10 s left" and TimeLeft(44.0).describe() == "about 40 s left"
+    assert TimeLeft(250.0, "why").describe() == "about 4 min left (why)"
 
 
 def test_the_progress_lines_tell_the_time_left_and_the_end_names_the_next_command(
@@ -262,7 +321,12 @@ def test_the_progress_lines_tell_the_time_left_and_the_end_names_the_next_comman
     (first,) = [line for line in lines if line.startswith("[1/2]")]
     # 600 s of reference for each, scaled by the first's own time: the second takes as long
     took = float(first.split()[3])
-    assert first.endswith(f"({run_module.describe_time_left(took)})")
+    said = re.search(
+        r"\((about .* left) \(the benchmark record x([\d.e-]+), at this run's pace \(its last run\)\)\)$",
+        first,
+    )
+    assert said and said[1] == TimeLeft(took).describe(), first
+    assert float(said[2]) == pytest.approx(took / 600, rel=0.05)
     (last,) = [line for line in lines if line.startswith("[2/2]")]
     assert "left" not in last
     assert lines[-1].startswith("all 2 notebooks completed (")  # a notebook, notebooks
@@ -400,3 +464,14 @@ def test_a_first_runs_compiling_never_makes_the_quick_profile_look_slower_than_t
         "paper 8 s (benchmark record, stale: measured with another version of ntpnb); quick 9 s "
         "(this machine's last run)"
     )
+
+
+def test_this_machines_time_is_of_the_seeds_that_did_not_compile_when_the_books_seed_did(tmp_path):
+    current = {"package": "p", "source": "s"}
+    layout = output_tree(tmp_path / "quick")
+    compiled = ChapterRun("a", complete=True, seconds=66.0, executed=Path("a.ipynb"), compiled=True)
+    record_timings(layout, "quick", [compiled], jobs=2, now=WHEN, sources={"a": current})
+    for seed, seconds in ((1, 30.0), (2, 34.0)):
+        tree = output_tree(layout.seed_root(seed))
+        record_timings(tree, "quick", [result("a", seconds)], jobs=2, now=WHEN, sources={"a": current})
+    assert expected_time("a", "quick", current, layout, None) == Expected(32.0, THIS_MACHINE)

@@ -10,6 +10,7 @@ import pytest
 
 from ntpnb.chapter._progress import ProgressState
 from ntpnb.runner._display import Display
+from ntpnb.settings import QUIET_SECONDS
 
 
 class FakeTerminal(io.StringIO):
@@ -50,6 +51,25 @@ def test_without_a_terminal_one_line_at_the_start_and_one_at_the_end(monkeypatch
     shown.close()
     assert lines == ["  a      started", "[1/1] a  ok"]
     assert stream.getvalue() == ""  # nothing redrawn
+
+
+def test_without_a_terminal_a_quiet_log_gets_a_line_of_what_runs_and_the_time_left(monkeypatch):
+    lines, clock = [], [0.0]
+    monkeypatch.setattr(sys, "stdout", io.StringIO())
+    monkeypatch.setattr("time.monotonic", lambda: clock[0])
+    shown = Display(lines.append, 5, footer=lambda: "about 4 min left (this machine's last run)")
+    shown.started("a")
+    shown.cell("a", 3, 9)
+    clock[0] = QUIET_SECONDS - 1
+    shown.tick()  # a line came less than QUIET_SECONDS ago
+    assert lines == ["  a      started"]
+    clock[0] = QUIET_SECONDS + 1
+    shown.tick()
+    shown.tick()  # and the next only after another QUIET_SECONDS
+    assert lines[1:] == ["  running: a cell 3/9 9 s; about 4 min left (this machine's last run)"]
+    clock[0] = 2 * QUIET_SECONDS + 2
+    shown.tick()
+    assert len(lines) == 3
 
 
 def test_a_terminal_redraws_the_block_in_place(monkeypatch, tmp_path):

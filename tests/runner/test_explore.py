@@ -180,10 +180,10 @@ def test_every_output_folder_holds_one_kind_of_tree_and_nothing_of_the_users(pro
             "ntpnb reproduce writes a run's tree"
         ),
         ("reproduce", "03", "--profile", "quick", "--out", str(mine)): (
-            f"--out {mine} holds files ntpnb did not write ({CHAPTER}.ipynb, notes.txt): choose a new or "
-            "empty folder, or add --force"
+            f"--out {mine} is a folder of your own, not a tree ntpnb wrote: it holds files ntpnb did not "
+            f"write ({CHAPTER}.ipynb, notes.txt). Choose a new or empty folder, or add --force"
         ),
-        ("explore", "03", "-p", "toy_lr=0.1,1", "--out", str(mine)): "holds files ntpnb did not write",
+        ("explore", "03", "-p", "toy_lr=0.1,1", "--out", str(mine)): "is a folder of your own",
         ("explore", "03", "-p", "toy_lr=0.1,1", "--out", str(mine / "notes.txt")): (
             f"the output folder {mine / 'notes.txt'} exists and is not a folder (--out {mine / 'notes.txt'} "
             "is a file)"
