@@ -630,7 +630,7 @@ def test_every_block_of_checks_prints_its_table_and_nothing_asks_to_click(printe
     sections = text.count("Checks of this section:")
     assert sections >= 7 and text.count(header) >= sections
     chapters = len(printed.chapter_starts())
-    every = [m.end() for m in re.finditer("Every check of this chapter:", text)]
+    every = [m.end() for m in re.finditer(r"Every check of this chapter at seed \d+:", text)]
     assert len(every) == chapters
     assert all(header in text[at : at + 400] for at in every), "a chapter's every check printed no table"
     report = text[text.rindex("Every assertion of every chapter") :]
