@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from .._digits import (
     format_decade,
+    format_estimate,
     format_number,
     format_relation,
     format_stable,
@@ -33,6 +34,7 @@ __all__ = [
     "ClaimLog",
     "Artifact",
     "format_number",
+    "format_estimate",
     "format_relation",
     "format_decade",
     "format_stable",
