@@ -4,7 +4,8 @@ A book is built by processes of their own (Sphinx, through jupyter-book; Chromiu
 printer :mod:`._pdf`), which ``ntpnb book`` reads line by line (:func:`~._build.run_owned`). Their
 own progress messages say where they are: Sphinx's status lines (``reading sources... [ 40%]
 outputs/notebooks/03_gd_implicit_bias``, ``writing output... [ 80%] ...``), the printer's lines
-(``the PDF: print 1 of at most 3``). :class:`StepProgress` prints a line when the phase changes
+(``the PDF: print 1 of at most 3``). :class:`StepProgress` prints a line when its step starts,
+when the phase changes
 (at most one every :data:`PHASE_SECONDS`), and, while none changes, the phase reached at least
 every :data:`~ntpnb.settings.QUIET_SECONDS`;
 a step of this process tells it where it is itself (the maps of an explore, drawn one by one:
@@ -75,6 +76,7 @@ class StepProgress:
         self.quiet = Throttle(QUIET_SECONDS, at_once=False)
         self.recent = Throttle(PHASE_SECONDS)  # since the last line
         self.unsaid = False  # a phase came since the last line
+        self._say()  # the step says it started: the silence since the step before ends here
 
     def line(self, text: str) -> None:
         """One line of the step's output: a new phase is said at once, a share when the log was quiet."""

@@ -13,9 +13,10 @@ def test_a_step_says_its_new_phases_and_is_never_quiet_for_long(monkeypatch):
     clock, said = [0.0], []
     monkeypatch.setattr("time.monotonic", lambda: clock[0])
     step = StepProgress("the HTML book", sphinx_phase, said.append)
+    assert said == ["ntpnb: the HTML book: starting (0 s)"]  # at once: the step before ends its silence
     for line in ("making output directory... done", "reading sources... [  3%] intro", "WARNING: x"):
-        step.line(line)  # phases that follow each other at once: one line, the first
-    assert said == ["ntpnb: the HTML book: making output directory (0 s)"]
+        step.line(line)  # phases that follow the start at once wait for the next line's time
+    assert said == ["ntpnb: the HTML book: starting (0 s)"]
     clock[0] = PHASE_SECONDS
     step.line("reading sources... [ 40%] outputs/notebooks/03_gd_implicit_bias")
     assert said[1:] == ["ntpnb: the HTML book: reading sources 40% (2 s)"]
