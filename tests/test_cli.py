@@ -68,6 +68,22 @@ def test_a_reader_that_leaves_early_gets_no_traceback():
     assert proc.wait(timeout=60) == 141 and err == ""
 
 
+@pytest.mark.parametrize(
+    "command",
+    [["list"], ["reproduce", "01"], ["explore", "03", "-p", "toy_lr=0.1,1"], ["book"], ["benchmarks"]],
+)
+def test_outside_any_project_the_refusal_names_the_option_that_points_at_it(
+    tmp_path, monkeypatch, capsys, command
+):
+    monkeypatch.chdir(tmp_path)  # no project at or above it
+    assert cli.main(command) == 2
+    err = capsys.readouterr().err
+    assert f"no ntpnb project (a folder with _toc.yml and notebooks) at or above {tmp_path.resolve()}" in err
+    assert "point at it with --root PATH" in err, err
+    # the option it names is the command's: with it, the same line finds the project
+    assert _parser.parse_command([*command, "--root", str(ROOT)]).root == ROOT.resolve()
+
+
 def test_version_is_the_installed_distributions(capsys):
     from importlib import metadata
 
