@@ -152,13 +152,15 @@ case "${1:-}" in
         setup reader
         shift
         # the run, then its book (ntpnb reproduce --book): a check that failed still leaves every
-        # output in place and the book is built to show it, and the command then fails; an
-        # interrupted or broken run builds nothing
+        # output in place and the book is built to show it, and the command then fails (1); an
+        # interrupted or broken run builds nothing; a book build that failed has a status of its
+        # own (3, whether a check failed or not), so that it is not taken for the run's failure
         status=0
         ntpnb reproduce --book "$@" || status=$?
-        if [ "$status" -eq 1 ]; then
-            echo "run.sh: some notebooks or claim checks failed (listed above, and in the book's report)" >&2
-        fi
+        case "$status" in
+            1) echo "run.sh: some notebooks or claim checks failed (listed above; the book's report shows them too, unless a notebook failed before its end: then no book was built)" >&2 ;;
+            3) echo "run.sh: every notebook ran to its end, but the book build failed: its messages are above, after any claim check that failed; the run's outputs are kept, and the same command again builds the book without rerunning them" >&2 ;;
+        esac
         exit "$status"
         ;;
     lab)

@@ -68,6 +68,22 @@ def test_a_reader_that_leaves_early_gets_no_traceback():
     assert proc.wait(timeout=60) == 141 and err == ""
 
 
+@pytest.mark.parametrize(
+    "command",
+    [["list"], ["reproduce", "01"], ["explore", "03", "-p", "toy_lr=0.1,1"], ["book"], ["benchmarks"]],
+)
+def test_outside_any_project_the_refusal_names_the_option_that_points_at_it(
+    tmp_path, monkeypatch, capsys, command
+):
+    monkeypatch.chdir(tmp_path)  # no project at or above it
+    assert cli.main(command) == 2
+    err = capsys.readouterr().err
+    assert f"no ntpnb project (a folder with _toc.yml and notebooks) at or above {tmp_path.resolve()}" in err
+    assert "point at it with --root PATH" in err, err
+    # the option it names is the command's: with it, the same line finds the project
+    assert _parser.parse_command([*command, "--root", str(ROOT)]).root == ROOT.resolve()
+
+
 def test_version_is_the_installed_distributions(capsys):
     from importlib import metadata
 
@@ -419,6 +435,74 @@ def test_reproduce_with_book_builds_the_book_of_its_run(tmp_path, monkeypatch, c
     assert cli.main(["reproduce", "--profile", "quick", "--jobs", "1", "--seeds", "1", "--book"]) == 0
     assert built == [(tmp_path / "outputs" / "runs" / "profile=quick").resolve()]
     assert "next: ntpnb book" not in capsys.readouterr().out  # it is built: no command left to run
+
+
+@pytest.fixture
+def one_chapter(tmp_path, monkeypatch):
+    """A project of one chapter, ``a_one``, at the quick profile; the working folder."""
+    from ntpnb.chapter import _parameters as profiles
+
+    from fake_notebooks import fake_notebook
+
+    (tmp_path / "notebooks").mkdir()
+    (tmp_path / "_toc.yml").write_text("format: jb-book\nroot: x\n")
+    (tmp_path / "notebooks" / "a_one.md").write_text(fake_notebook("print(1)"))
+    monkeypatch.setattr(profiles, "CHANGES", {"a_one": {}})
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+@pytest.mark.parametrize(
+    ("run", "book", "status"),
+    [
+        ("ok", 0, 0),
+        ("check failed", 0, 1),
+        ("ok", 1, _parser.BOOK_FAILED),
+        ("check failed", 1, _parser.BOOK_FAILED),  # its checks are listed above the book's messages
+        ("crashed", 0, 1),  # no book is built
+    ],
+)
+def test_reproduce_with_book_tells_a_failed_book_build_from_failed_runs(
+    one_chapter, monkeypatch, capsys, run, book, status
+):
+    """Its exit status says what failed, so that ./run.sh reproduce can say it too."""
+    import ntpnb.book as book_face
+    from ntpnb.records._run import ChapterRun
+    from ntpnb.runner import _run
+
+    tree = one_chapter / "outputs" / "runs" / "profile=quick"
+    (tree / "notebooks").mkdir(parents=True)
+    result = ChapterRun(
+        "a_one",
+        "quick",
+        complete=run != "crashed",
+        error=None if run == "ok" else run,
+        executed=tree / "notebooks" / "a_one.ipynb",
+    )
+    monkeypatch.setattr(_run, "run_checked", lambda *args, **kwargs: [result])  # no kernel runs
+    built = []
+    monkeypatch.setattr(book_face, "build_book", lambda book_of_run: built.append(book_of_run) or book)
+    assert cli.main(["reproduce", "--profile", "quick", "--seeds", "1", "--book"]) == status
+    assert len(built) == (run != "crashed")
+    assert len({0, 1, 2, _parser.BOOK_FAILED, 130}) == 5  # told apart from every other status
+
+
+def test_book_exits_with_its_own_status_when_the_build_fails(one_chapter, monkeypatch):
+    import ntpnb.book as book_face
+
+    (one_chapter / "outputs" / "notebooks").mkdir(parents=True)
+    codes = iter([1, 0])  # jupyter-book's status of a failed build, then of a built book
+    monkeypatch.setattr(book_face, "build_book", lambda book, pdf=True: next(codes))
+    assert cli.main(["book", "--no-pdf"]) == _parser.BOOK_FAILED
+    assert cli.main(["book", "--no-pdf"]) == 0
+
+
+def test_the_help_of_the_commands_that_build_a_book_names_its_failed_builds_status(capsys):
+    for command in ("reproduce", "book"):
+        with pytest.raises(SystemExit):
+            cli.main([command, "--root", str(ROOT), "--help"])
+        said = " ".join(capsys.readouterr().out.split())
+        assert f"; {_parser.BOOK_FAILED} " in said and "the book build failed" in said, said
 
 
 def test_list_says_when_this_machine_is_busy(monkeypatch):

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 from ..errors import NTPError, PathError
 from ..records._places import find_project_root
 from ._list import cmd_list
-from ._parser import plain_text
+from ._parser import BOOK_FAILED, plain_text
 
 if TYPE_CHECKING:  # the command's own modules load when it runs: `ntpnb --help` loads none of them
     from ..book import BookTree, Verdict
@@ -36,7 +36,9 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
 
     The run is checked first (:func:`~ntpnb.runner.check_run`), so that a refusal loads nothing
     that a run needs. With ``--book``, the book of the run is built after it (:func:`_run_book`),
-    unless a run failed before its end or the run was stopped.
+    unless a run failed before its end or the run was stopped. The exit status is 1 when a run
+    failed before its end or a check failed, :data:`~._parser.BOOK_FAILED` when the book build
+    failed (whether a check failed or not: they are listed before its messages), else 0.
     """
     checked = checked_run(args, args.uncommitted)
     if args.book:
@@ -82,14 +84,22 @@ def _print_seed_verdicts(
 
 
 def _run_book(args: argparse.Namespace, out: Path) -> int:
-    """``ntpnb reproduce --book``: build the book of the run into ``out``, as ``ntpnb book`` would."""
+    """``ntpnb reproduce --book``: build the book of the run into ``out``, as ``ntpnb book`` would.
+
+    Returns 0, or :data:`~._parser.BOOK_FAILED` if the build failed.
+    """
     from ..book import book_tree, build_book
     from ..records import DEFAULT_OUTPUT_DIRNAME, output_lock
 
     own = out.resolve() == (args.root / DEFAULT_OUTPUT_DIRNAME).resolve()
     book = book_tree(args.root, None if own else out)
     with output_lock(book.tree.root, wait=not args.no_wait):
-        return build_book(book)
+        return _book_status(build_book(book))
+
+
+def _book_status(code: int) -> int:
+    """The exit status of a book build that ended with ``code``: 0, or :data:`~._parser.BOOK_FAILED`."""
+    return BOOK_FAILED if code else 0
 
 
 def checked_run(args: argparse.Namespace, uncommitted: bool) -> CheckedRun:
@@ -248,7 +258,10 @@ def _next_step(root: Path, out: Path) -> str:
 
 
 def _cmd_book(args: argparse.Namespace) -> int:
-    """Execute the tree's missing notebooks (with ``--run-missing``, in its setting), then build its book."""
+    """Execute the tree's missing notebooks (with ``--run-missing``, in its setting), then build its book.
+
+    Returns 0, or :data:`~._parser.BOOK_FAILED` if the build failed.
+    """
     from ..book import book_tree, build_book, describe_unrunnable, jupyter_book, missing_notebooks
     from ..explore import build_explore_book, is_explore_tree
     from ..records import output_lock
@@ -263,7 +276,7 @@ def _cmd_book(args: argparse.Namespace) -> int:
                 "ntpnb explore command that made it"
             )
         with output_lock(Path(args.run).expanduser().resolve(), wait=wait):
-            return build_explore_book(root, args.run, pdf=not args.no_pdf)
+            return _book_status(build_explore_book(root, args.run, pdf=not args.no_pdf))
     book = book_tree(root, args.run)
     missing = missing_notebooks(book)
     if missing and args.run_missing:
@@ -275,7 +288,7 @@ def _cmd_book(args: argparse.Namespace) -> int:
             reproduce(root, runnable, profile, book.tree.root, overrides=overrides, wait=wait, seeds=seeds)
             book = book_tree(root, args.run)  # its run record now names them
     with output_lock(book.tree.root, wait=wait):
-        return build_book(book, pdf=not args.no_pdf)
+        return _book_status(build_book(book, pdf=not args.no_pdf))
 
 
 def missing_run(

@@ -22,6 +22,23 @@ DESCRIPTION = (
     "The ``ntpnb`` command: run the notebooks, explore grids, build the book, compare runs, time the solvers."
 )
 
+#: The exit status of ``ntpnb book`` and ``ntpnb reproduce --book`` when the book build failed: told
+#: apart from a notebook or a check that failed (1) and a refused command line or an error (2).
+BOOK_FAILED = 3
+#: The end of ``ntpnb reproduce --help``: what its exit status says.
+REPRODUCE_STATUS = (
+    "exit status: 0 every notebook ran to its end, no check failed at the book's seed and no claim's "
+    "verdict across the seeds is 'check failed'; 1 a notebook failed before its end (then no book is "
+    "built), or a check failed so (each listed on stderr); 2 a refused command line or an error; "
+    f"{BOOK_FAILED} with --book, every notebook ran to its end but the book build failed (its "
+    "messages on stderr, after any failed check); 130 interrupted (rerun to resume)"
+)
+#: The end of ``ntpnb book --help``: what its exit status says.
+BOOK_STATUS = (
+    f"exit status: 0 the book is built; 2 a refused command line or an error; {BOOK_FAILED} the book "
+    "build failed (its messages on stderr); 130 interrupted"
+)
+
 #: reStructuredText inline markup of a docstring: ``code``, :role:`target`, *emphasis*.
 _MARKUP = re.compile(r"``(.+?)``|:[a-z]+:`~?(.+?)`|(?<![\w*])\*([^*\s][^*]*?)\*(?![\w*])", re.DOTALL)
 
@@ -49,7 +66,7 @@ class _Parser(argparse.ArgumentParser):
 def _add_reproduce(sub: argparse._SubParsersAction, parents: list[argparse.ArgumentParser]) -> None:
     """``ntpnb reproduce``: its profile, ``-p``, output folder, jobs, seeds, scheduler and ``--force``."""
     what = "execute notebooks with papermill (all by default)"
-    rep = sub.add_parser("reproduce", parents=parents, help=what, description=what)
+    rep = sub.add_parser("reproduce", parents=parents, help=what, description=what, epilog=REPRODUCE_STATUS)
     _add_run_options(
         rep,
         param=(
@@ -146,7 +163,7 @@ def _add_run_options(parser: argparse.ArgumentParser, param: tuple[str, str], ou
 def _add_book(sub: argparse._SubParsersAction, parents: list[argparse.ArgumentParser]) -> None:
     """``ntpnb book``: ``--run``, ``--run-missing`` and ``--no-pdf``."""
     what = "build the HTML book into <root>/_build/html (with --run DIR: DIR/_book/html)"
-    book = sub.add_parser("book", parents=parents, help=what, description=what)
+    book = sub.add_parser("book", parents=parents, help=what, description=what, epilog=BOOK_STATUS)
     book.add_argument(
         "--run",
         metavar="DIR",

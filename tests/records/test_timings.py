@@ -256,6 +256,27 @@ def test_a_first_run_scales_the_reference_by_how_this_machine_compares(tmp_path)
     assert time_left(runs, recorded, "paper", 1, finished, {}, reference).seconds == 0.0
 
 
+def test_before_any_run_ends_a_run_under_way_past_its_time_sets_the_pace_at_least(tmp_path):
+    """Before any run ends, a run under way past its expected time raises the pace; one within it does not."""
+    reference = {"a": {"paper": 10.0}, "b": {"paper": 40.0}}
+    _, runs = runs_of(tmp_path, ["a", "b"])
+    recorded = recorded_seconds(runs, "paper")
+    # a has run twice its expected time and not ended: b should take twice its own too
+    late = time_left(runs, recorded, "paper", 1, {}, {"a": 20.0}, reference)
+    assert late.seconds == 80.0 and late.seconds > 10.0 + 40.0
+    assert late.basis == "the benchmark record x2, at least: no run has ended yet"
+    # a run under way within its expected time does not lower the pace: the rest of a, then b
+    early = time_left(runs, recorded, "paper", 1, {}, {"a": 5.0}, reference)
+    assert early.seconds == 45.0
+    assert early.basis == "the benchmark record, on an idle core: until a run ends here"
+    # once a run has ended, its pace counts, not the run under way: c expects its reference
+    reference["c"] = {"paper": 30.0}
+    _, runs = runs_of(tmp_path, ["a", "b", "c"])
+    recorded = recorded_seconds(runs, "paper")
+    finished = {"a": result("a", 10.0)}  # at the reference's pace, while b runs at twice its time
+    assert time_left(runs, recorded, "paper", 1, finished, {"b": 80.0}, reference).seconds == 30.0
+
+
 def test_a_fully_cached_rerun_counts_down_no_time(tmp_path, monkeypatch):
     """Every run cached: nothing runs, so no line says a time is left (their last times are known)."""
     (tmp_path / "notebooks").mkdir()

@@ -209,6 +209,19 @@ def test_every_output_folder_holds_one_kind_of_tree_and_nothing_of_the_users(pro
     assert not (explore_tree / "_book").exists()
 
 
+def test_an_out_refused_for_its_place_suggests_the_explores_own_folder(project, capsys, monkeypatch):
+    """The book's tree, or a folder in the sources: the hint is the explore's folder, never a run's."""
+    monkeypatch.chdir(project)  # --out as a user types it, relative to the project
+    own = project.resolve() / "outputs" / "explore" / CHAPTER / "toy_lr=0.1,1,seeds=1"
+    before = listing(project)
+    for out in ("outputs", "notebooks/grid"):
+        assert cli.main(["explore", "03", "-p", "toy_lr=0.1,1", "--seeds", "1", "--out", out]) == 2
+        err = capsys.readouterr().err
+        assert f"--out {out} " in err and f"goes to {own})" in err, err
+        assert "outputs/runs" not in err, err
+    assert listing(project) == before  # refused: nothing written
+
+
 def test_the_command_line_is_checked_as_explore_checks_it(project):
     assert check_command(["explore", "03", "--root", str(project), "-p", "toy_lr=0.1,1"]).chapter == "03"
     with pytest.raises(NTPError, match="explore needs an axis"):
