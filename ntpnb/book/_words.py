@@ -210,14 +210,28 @@ def _role_html(_renderer: Any, tokens: list, index: int, _options: Any, _env: An
     return str(escape(match.group("text") if match else tokens[index].content))
 
 
+def _text_html(_renderer: Any, tokens: list, index: int, _options: Any, _env: Any) -> str:
+    """Plain text as :func:`keep_numbers_whole` leaves a page's: long counts grouped, numbers whole."""
+    pieces = number_pieces(group_thousands(tokens[index].content))
+    return "".join(_whole_html(p) if keep else str(escape(p)) for p, keep in pieces)
+
+
+def _whole_html(number: str) -> str:
+    """A number, range or unit on one line: its spaces no-break, in an ``ntpnb-word`` span."""
+    kept = escape(re.sub(r"[ \t]", NO_BREAK_SPACE, number))
+    return f'<span class="{WORD_CLASS}">{kept}</span>'
+
+
 _INLINE.add_render_rule("math_inline", _math_html)
 _INLINE.add_render_rule("myst_role", _role_html)
+_INLINE.add_render_rule("text", _text_html)
 
 
 def inline_myst_html(text: str) -> Markup:
     """A sentence written in inline MyST (math ``$...$``, roles, emphasis) as HTML a page can show.
 
     For a sentence of the evidence (a claim's summary) that the book draws into a page as HTML:
-    its math typeset by the page's MathJax, a role shown as its text, anything else escaped.
+    its math typeset by the page's MathJax, a role shown as its text, numbers kept whole as the
+    pages keep theirs (:func:`keep_numbers_whole`), anything else escaped.
     """
     return Markup(_INLINE.renderInline(text))

@@ -170,7 +170,7 @@ class ProtocolVerdict:
 
     @property
     def phrase(self) -> str:
-        """``"does not reproduce (the paper's value is missed): missed on 500 trials ..."``."""
+        """``"does not reproduce (short of the paper's value): missed on 500 trials ..."``."""
         named = verdict_words(self.verdict, self.kind)
         return f"{named}: {self.basis}" if self.basis else named
 

@@ -356,7 +356,7 @@ POSITIVE: frozenset[str] = frozenset({REPRODUCED, QUALIFIED})
 #: few words (the badge's second line) and decided by the rule :data:`KIND_RULE` states.
 COUNTEREXAMPLE = "a counterexample"
 FAILS_AS_STATED = "fails as stated, holds under the authors' code"
-VALUE_MISSED = "the paper's value is missed"
+VALUE_MISSED = "short of the paper's value"
 OVERSTATED = "the text overstates the paper's own figure"
 PROTOCOL_DIFFERS = "holds as stated, not under another protocol"
 UNDECIDED_EVIDENCE = "some evidence undecided at these seeds"
@@ -406,7 +406,7 @@ KIND_RULE = (
     "rule from the checks. A claim that *does not reproduce* *fails as stated, holds under the "
     "authors' code* where its verdict under the protocol of the authors' code is positive; else it "
     "meets *a counterexample* where a finding is established exactly on one instance (no sampling "
-    "noise: a count, a fixed corpus); else *the paper's value is missed* (a statistical shortfall). "
+    "noise: a count, a fixed corpus); else it falls *short of the paper's value* (a statistical shortfall). "
     "A claim *reproduced with a qualification* has, first that applies: *the text overstates the "
     "paper's own figure* where every shortfall is a bound that the authors' own stored figure misses "
     "too, and our value agrees with that figure within noise (the bound still reads *missed*); "

@@ -328,6 +328,13 @@ def test_a_claims_summary_sentence_is_drawn_in_html_with_its_math_typeset_and_ro
         'local <span class="math notranslate nohighlight">\\(\\operatorname{corr}\\)</span> in pseudo sets '
         "&amp; <em>a</em> &lt;b&gt;"
     )
+    # its numbers as the pages keep theirs: a long count grouped, no line ending on "1.79e-" or "0-"
+    html = str(inline_myst_html("at $k$ = 20000 the gap is -1.79e-06 over seeds 0-4 (19.4 GiB)"))
+    assert html == (
+        'at <span class="math notranslate nohighlight">\\(k\\)</span> = 20,000 the gap is '
+        '-<span class="ntpnb-word">1.79e-06</span> over seeds <span class="ntpnb-word">0-4</span> '
+        '(<span class="ntpnb-word">19.4\u00a0GiB</span>)'
+    )
 
 
 def test_a_scoreboard_line_is_the_badge_to_the_card_and_the_short_statement_on_the_page():

@@ -247,7 +247,7 @@ def test_a_statistical_check_is_decided_pooled_and_shows_no_count_of_seeds():
     v = sweep_verdicts(["B11"], [sweep(*(stat(s) for s in range(5)))])["B11"]
     assert v.verdict == NOT_REPRODUCED
     assert v.phrase == (
-        "does not reproduce (the paper's value is missed): missed (contradicted at the 1% level) on 500 "
+        "does not reproduce (short of the paper's value): missed (contradicted at the 1% level) on 500 "
         "trials pooled over 5 seeds"
     )
     # stated as a finding ("< 0.99"), the same data establish the shortfall, pooled only
@@ -256,7 +256,7 @@ def test_a_statistical_check_is_decided_pooled_and_shows_no_count_of_seeds():
     v = sweep_verdicts(["B11"], [sweep(*books)])["B11"]
     assert v.verdict == NOT_REPRODUCED
     assert v.phrase == (
-        "does not reproduce (the paper's value is missed): a finding established on 500 trials pooled "
+        "does not reproduce (short of the paper's value): a finding established on 500 trials pooled "
         "over 5 seeds"
     )
     assert v.findings == (
@@ -278,7 +278,7 @@ def test_a_bound_missed_by_the_estimate_never_holds_whatever_the_tests_power():
     five = sweep_verdicts(["B11"], [sweep(*(stat(s) for s in range(5)))])["B11"]
     assert one.verdict == five.verdict == NOT_REPRODUCED
     assert one.phrase == (
-        "does not reproduce (the paper's value is missed): missed (within the test's noise at the 1% level) "
+        "does not reproduce (short of the paper's value): missed (within the test's noise at the 1% level) "
         "on 100 trials at the one seed"
     )
     assert "missed (contradicted at the 1% level) on 500 trials" in five.phrase

@@ -65,7 +65,7 @@ def project(tmp_path):
     (root / "book" / "intro.md").write_text("# A tiny book\n\nTwo chapters.\n")
     shutil.copytree(ROOT / "benchmarks", root / "benchmarks")  # benchmarks.page writes a page
     chapters = "".join(f"  - file: outputs/notebooks/{name}\n" for name in NAMES)
-    generated = ("outputs/report", "outputs/claim_list", "outputs/benchmarks")
+    generated = ("outputs/report", "outputs/claim_list", "outputs/glossary", "outputs/benchmarks")
     pages = "".join(f"  - file: {page}\n" for page in generated)
     (root / "_toc.yml").write_text(f"format: jb-book\nroot: book/intro\nchapters:\n{chapters}{pages}")
     for name in NAMES:

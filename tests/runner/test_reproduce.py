@@ -521,7 +521,8 @@ def test_jobs_run_notebooks_in_parallel_and_a_failure_does_not_stop_the_others(t
     ends = [line for line in lines if line.startswith("[")]
     assert sorted(line.split("]")[0] for line in ends) == ["[1/3", "[2/3", "[3/3"]
     assert sorted(line.split()[0] for line in lines if line.endswith("started")) == list(bodies)
-    assert len(lines) == 6 and all(len(line.splitlines()) == 1 for line in lines)  # whole lines
+    said = [line for line in lines if not line.startswith("  running: ")]  # a busy machine's status lines
+    assert len(said) == 6 and all(len(line.splitlines()) == 1 for line in lines)  # whole lines
     assert "42" in json.dumps(json.loads(results[1].executed.read_text()))
     assert "22" in json.dumps(json.loads(results[2].executed.read_text()))
     # a second parallel run executes only the failed notebook again
