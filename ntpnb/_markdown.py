@@ -12,6 +12,9 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 
+from markupsafe import Markup, escape
+
+from ._templates import render_inline
 from .errors import InvalidDataError
 
 #: The characters MyST reads as markup, in running text and in a table cell (``|`` ends a cell).
@@ -38,6 +41,19 @@ def escape_markdown_but_math(text: object) -> str:
     """
     parts = _MATH.split(str(text))
     return "".join(part if i % 2 else escape_markdown(part) for i, part in enumerate(parts))
+
+
+def math_html(text: object) -> Markup:
+    """``text`` as HTML: plain words escaped, its ``$...$`` as inline math the page's MathJax typesets.
+
+    For a sentence written with MyST math shown in an HTML output (a qualification in a chapter's
+    table of checks), where nothing parses its Markdown.
+    """
+    parts = _MATH.split(str(text))
+    return Markup("").join(
+        render_inline("math_inline.html", tex=part[1:-1]) if i % 2 else escape(part)
+        for i, part in enumerate(parts)
+    )
 
 
 def markdown_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:

@@ -217,9 +217,8 @@ def _text_html(_renderer: Any, tokens: list, index: int, _options: Any, _env: An
 
 
 def _whole_html(number: str) -> str:
-    """A number, range or unit on one line: its spaces no-break, in an ``ntpnb-word`` span."""
-    kept = escape(re.sub(r"[ \t]", NO_BREAK_SPACE, number))
-    return f'<span class="{WORD_CLASS}">{kept}</span>'
+    """A number, range or unit kept on one line: its spaces no-break, in a word's span (words.html)."""
+    return str(render_inline("words.html", pieces=[(re.sub(r"[ \t]", NO_BREAK_SPACE, number), True)]))
 
 
 _INLINE.add_render_rule("math_inline", _math_html)

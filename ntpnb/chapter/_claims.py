@@ -50,6 +50,7 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
+from .._markdown import math_html
 from .._templates import render_inline
 from ..errors import ClaimCheckError, InvalidDataError
 from ..evidence._checks import RESULTS, Artifact, Check, Qualification, Statement, Target
@@ -346,7 +347,7 @@ class ClaimTable:
             headline=self.headline,
             columns=("claim", "what", "paper", "ours", "required", "result"),
             rows=rows,
-            notes=[(q.claim, q.rendered) for q in self.qualifications],
+            notes=[(q.claim, math_html(q.rendered)) for q in self.qualifications],
             failed=any(c.result == "FAIL" for c in self.checks),
             chapter=self.chapter,
         )

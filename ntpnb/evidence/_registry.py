@@ -28,8 +28,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
+from .._toy2d import TOY2D_ENTROPY
 from ..errors import NTPError
-from ..linear._toy2d import TOY2D_ENTROPY
 from ._checks import PROTOCOL_KEY
 from ._vocabulary import LIMITS
 

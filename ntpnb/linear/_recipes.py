@@ -10,10 +10,10 @@ import scipy
 
 from .. import settings
 from .._reproducible_products import dot_sum
+from .._toy2d import TOY2D_ENTROPY, TOY2D_SUPPORTS
 from .._validation import as_count, as_generator, check_dense_size, is_real
 from ..errors import InvalidDataError
 from ._ntp_data import NTPData
-from ._toy2d import TOY2D_ENTROPY, TOY2D_SUPPORTS
 
 
 def dirichlet_on_supports(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:

@@ -121,9 +121,11 @@ def check_run(
     if scheduler:
         require("--scheduler", "distributed", "test")  # Dask's distributed
     overrides = dict(overrides)
-    chosen = tuple(
-        (source, apply_overrides(source, profile, overrides)) for source in select_notebooks(root, names)
-    )
+    sources = select_notebooks(root, names)
+    if output_dir is not None:  # a folder that may not be written is refused before the chapters are read
+        early = tree_root(root, profile, overrides, output_dir)
+        check_output_folder(early, RUN_TREE, output_dir, force)
+    chosen = tuple((source, apply_overrides(source, profile, overrides)) for source in sources)
     jobs = max(1, os.cpu_count() or 1) if jobs is None else as_count(jobs, "--jobs")  # one notebook per core
     seeds = (1 if overrides else DEFAULT_SEEDS) if seeds is None else as_count(seeds, "--seeds")
     ran: dict[int, None] = {}

@@ -33,7 +33,7 @@ def test_a_module_page_lists_the_public_names_the_module_defines_in_the_order_of
 
 def test_data_is_at_home_where_its_comment_documents_it():
     assert home_of("ntpnb", "SEPARABILITY_METHODS") == "ntpnb.linear._separability"
-    assert home_of("ntpnb.linear", "TOY2D_SUPPORTS") == "ntpnb.linear._toy2d"
+    assert home_of("ntpnb.linear", "TOY2D_SUPPORTS") == "ntpnb._toy2d"
     assert home_of("ntpnb", "attention") is None  # a subpackage: its own pages
 
 

@@ -311,6 +311,19 @@ def test_a_section_block_shows_the_checks_made_since_the_last_one_collapsed(log)
     assert len(log.summary().checks) == 3  # the chapter's block has every check
 
 
+def test_a_qualifications_math_is_typeset_in_its_table_never_printed_raw(log):
+    text = "the threshold $d/m = 1/2$ holds as $m \\to \\infty$; at $m$ = {m} & <b>"
+    log.qualify("A4", text, limit="size", m=16)
+    html = log.section()._repr_html_()
+    assert (
+        "<li><strong>A4</strong> the threshold "
+        '<span class="math notranslate nohighlight">\\(d/m = 1/2\\)</span> holds as '
+        '<span class="math notranslate nohighlight">\\(m \\to \\infty\\)</span>; at '
+        '<span class="math notranslate nohighlight">\\(m\\)</span> = 16 &amp; &lt;b&gt;</li>'
+    ) in html
+    assert "$" not in html
+
+
 def test_a_check_returns_whether_it_held_and_shows_nothing_as_a_cells_value(log):
     from IPython.core.formatters import DisplayFormatter
 

@@ -9,10 +9,10 @@ import subprocess
 import jupytext
 import pytest
 
+from ntpnb._toy2d import TOY2D_ENTROPY
 from ntpnb.errors import NTPError
 from ntpnb.evidence import _registry as registry
 from ntpnb.evidence._registry import CLAIMS, SHORT_WORDS, paper_value, sort_key
-from ntpnb.linear._toy2d import TOY2D_ENTROPY
 
 from conftest import ROOT
 
