@@ -70,6 +70,7 @@ from ._footers import read_footers
 from ._glossary import GLOSSARY_LABEL
 from ._scoreboard import PAPER_TOPICS, SCOREBOARD_FILE, badge_html, card_anchor, scoreboard_data
 from ._trees import chapter_label, describe_run, visible
+from ._words import inline_myst_html
 
 #: A check and the notebook whose run made it.
 Made = tuple[str, Check]
@@ -334,8 +335,12 @@ def _why(verdict: Verdict) -> str:
 
 
 def _details(summary: str, body: str, classes: str = "", id: str = "", count: str = "") -> list[str]:
-    """A collapsed block of the page (``details.md``), as lines: ``summary`` and ``count`` are text."""
-    return render("details.md", summary=summary, body=body, classes=classes, id=id, count=count).split("\n")
+    """A collapsed block of the page (``details.md``), as lines: ``summary`` and ``count`` are text.
+
+    ``count``'s numbers and ranges stay whole on a narrow screen (``seeds 0-4``), as the page's do.
+    """
+    shown = inline_myst_html(count) if count else ""
+    return render("details.md", summary=summary, body=body, classes=classes, id=id, count=shown).split("\n")
 
 
 def _links(pages: TreePages, cid: str) -> str:

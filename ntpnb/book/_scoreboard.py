@@ -196,7 +196,7 @@ def _chapter_claims(app: Sphinx, fromdoc: str, data: Mapping[str, Any], notebook
         for c, _, _ in own
         if c["summary"]
     ]
-    counts = data.get("chapters", {}).get(notebook, "")
+    counts = inline_myst_html(data.get("chapters", {}).get(notebook, ""))  # "seeds 0-4" kept whole
     return render_inline("chapter_verdicts.html", claims=claims_html(own), sentences=sentences, counts=counts)
 
 
