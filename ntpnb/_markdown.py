@@ -15,6 +15,7 @@ from collections.abc import Mapping, Sequence
 from markupsafe import Markup, escape
 
 from ._templates import render_inline
+from ._text import group_thousands
 from .errors import InvalidDataError
 
 #: The characters MyST reads as markup, in running text and in a table cell (``|`` ends a cell).
@@ -44,14 +45,14 @@ def escape_markdown_but_math(text: object) -> str:
 
 
 def math_html(text: object) -> Markup:
-    """``text`` as HTML: plain words escaped, its ``$...$`` as inline math the page's MathJax typesets.
+    """``text`` as HTML: plain words escaped (long counts grouped), its ``$...$`` as inline math.
 
     For a sentence written with MyST math shown in an HTML output (a qualification in a chapter's
     table of checks), where nothing parses its Markdown.
     """
     parts = _MATH.split(str(text))
     return Markup("").join(
-        render_inline("math_inline.html", tex=part[1:-1]) if i % 2 else escape(part)
+        render_inline("math_inline.html", tex=part[1:-1]) if i % 2 else escape(group_thousands(part))
         for i, part in enumerate(parts)
     )
 

@@ -322,6 +322,11 @@ def test_a_qualifications_math_is_typeset_in_its_table_never_printed_raw(log):
         '<span class="math notranslate nohighlight">\\(m\\)</span> = 16 &amp; &lt;b&gt;</li>'
     ) in html
     assert "$" not in html
+    log.qualify("A7", "far from its limit at $k$ = {k}", limit="horizon", k=1000000)
+    assert (
+        'at <span class="math notranslate nohighlight">\\(k\\)</span> = 1,000,000</li>'
+        in log.section()._repr_html_()
+    )
 
 
 def test_a_check_returns_whether_it_held_and_shows_nothing_as_a_cells_value(log):
