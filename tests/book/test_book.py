@@ -484,8 +484,10 @@ _NUMBER = re.compile(r"(?<![\w.])[-−]?\d+(?:\.\d+)?(?:e[+-]?\d+)?%?")
 
 
 def _page_text(page: Path) -> str:
-    """A built page's text: tags dropped, entities read, white space folded."""
-    return " ".join(html_unescape(re.sub(r"<[^>]+>", " ", page.read_text())).split())
+    """A built page's text: inline spans joined to their words (-<span>1.79e-06</span>), other tags
+    dropped, entities read, white space folded."""
+    text = re.sub(r"</?span[^>]*>", "", page.read_text())
+    return " ".join(html_unescape(re.sub(r"<[^>]+>", " ", text)).split())
 
 
 def test_every_number_of_a_summary_row_is_the_number_its_chapters_show(built_book):
