@@ -332,7 +332,7 @@ REPRODUCED = "reproduced"
 QUALIFIED = "reproduced with a qualification"
 PARTIAL = "holds at some seeds"
 NOT_REPRODUCED = "does not reproduce"
-NOT_ESTABLISHED = "not established"
+# NOT_ESTABLISHED, the outcome above, is also the verdict of a claim whose evidence is not established
 BY_CONSTRUCTION = "by construction"
 NOT_TESTED = "not tested"
 CHECK_FAILED = "check failed"
