@@ -122,9 +122,11 @@ def check_run(
         require("--scheduler", "distributed", "test")  # Dask's distributed
     overrides = dict(overrides)
     sources = select_notebooks(root, names)
-    if output_dir is not None:  # a folder that may not be written is refused before the chapters are read
-        early = tree_root(root, profile, overrides, output_dir)
-        check_output_folder(early, RUN_TREE, output_dir, force)
+    tree = tree_root(root, profile, overrides, output_dir)
+    # a folder that may not be written is refused before the chapters are read (a second of imports)
+    check_output_folder(
+        tree, RUN_TREE, tree if output_dir is None else output_dir, force or output_dir is None
+    )
     chosen = tuple((source, apply_overrides(source, profile, overrides)) for source in sources)
     jobs = max(1, os.cpu_count() or 1) if jobs is None else as_count(jobs, "--jobs")  # one notebook per core
     seeds = (1 if overrides else DEFAULT_SEEDS) if seeds is None else as_count(seeds, "--seeds")
@@ -137,12 +139,8 @@ def check_run(
                 f"{base + seeds - 1}, beyond {INT_RANGE[1]} (the largest integer a parameter may hold)"
             )
         ran.update(dict.fromkeys(range(base, base + seeds)) if base is not None else {})
-    tree = tree_root(root, profile, overrides, output_dir)
     record = TreeRecord(
         profile, overrides, tuple(ran), tuple(sorted(s.stem for s, _ in chosen)), version=__version__
-    )
-    check_output_folder(
-        tree, RUN_TREE, tree if output_dir is None else output_dir, force or output_dir is None
     )
     check_setting(tree, record, force)
     changed = uncommitted_changes(root, [source for source, _ in chosen], tree, uncommitted)
