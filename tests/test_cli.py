@@ -316,6 +316,16 @@ def test_help_loads_none_of_the_commands_modules(command):
     assert loaded == [], loaded
 
 
+def test_a_refused_explore_reads_no_chapter_and_loads_no_experiment():
+    """`explore --out outputs` is refused from the command line alone: no experiment, no chapter read."""
+    argv = ["explore", "03", "--profile", "quick", "-p", "toy_lr=0.1,1", "--out", "outputs"]
+    call = f"assert cli.main({argv!r}) == 2"
+    experiments = ("ntpnb.linear", "ntpnb.attention", "ntpnb.explore._beyond_maps")
+    proc, loaded = loaded_by(call, (*experiments, "jupytext"))
+    assert "is the book's own tree" in proc.stderr, proc.stderr
+    assert loaded == [], loaded
+
+
 def test_list_shows_each_chapters_expected_time_per_profile(tmp_path, capsys, monkeypatch):
     """Without a run here, the benchmark record's times, with where and when they were measured."""
     from ntpnb.records._cache import package_fingerprint

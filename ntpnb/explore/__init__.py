@@ -22,13 +22,6 @@ from __future__ import annotations
 from typing import Any
 
 from ..records._ownership import is_explore_tree
-from ._beyond_maps import (
-    AttentionSamplesMeasure,
-    AttentionStepMeasure,
-    ConditionsMeasure,
-    HorizonMeasure,
-    StepSizeMeasure,
-)
 from ._boundaries import Boundary
 from ._decide import CheckMap, check_maps
 from ._draw import MapLabels, Mark, draw_map, fit_title, legend_words, shared_legend
@@ -72,13 +65,31 @@ __all__ += [
 ]
 
 
+#: The names loaded on first use (PEP 562), by module: the book build (:mod:`._book`), and chapter
+#: 8's measures (:mod:`._beyond_maps`, which load the linear and attention experiments).
+_LAZY = {
+    "build_explore_book": "_book",
+    **dict.fromkeys(
+        (
+            "StepSizeMeasure",
+            "HorizonMeasure",
+            "ConditionsMeasure",
+            "AttentionStepMeasure",
+            "AttentionSamplesMeasure",
+        ),
+        "_beyond_maps",
+    ),
+}
+
+
 def __getattr__(name: str) -> Any:
-    """:func:`build_explore_book` (:mod:`._book`), loaded on first use (PEP 562) with the book build.
+    """A name of :data:`_LAZY`, loaded from its module on first use.
 
-    The maps need no book: a chapter's kernel and a refused ``ntpnb explore`` load none of it.
+    The maps need no book, and a command line needs no experiment: a chapter's kernel loads no
+    book, and a refused ``ntpnb explore`` neither the book nor the experiments.
     """
-    if name == "build_explore_book":
-        from ._book import build_explore_book
+    if name in _LAZY:
+        from importlib import import_module
 
-        return build_explore_book
+        return getattr(import_module(f".{_LAZY[name]}", __name__), name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -78,7 +78,7 @@ def explore_tree(
     root: Path,
     chapter: str,
     profile: str,
-    grid: Grid,
+    axes: Sequence[Axis],
     fixed: Mapping[str, str],
     seeds: int,
     output_dir: str | Path | None,
@@ -96,7 +96,7 @@ def explore_tree(
         book's tree (:func:`~ntpnb.records._places.tree_root`).
     """
     asked: dict[str, object] = {"profile": profile} if profile != "paper" else {}
-    asked |= {axis.name: axis.spec or ",".join(axis.texts()) for axis in grid.axes}
+    asked |= {axis.name: axis.spec or ",".join(axis.texts()) for axis in axes}
     asked |= dict(sorted(fixed.items())) | {"seeds": seeds}
     default = root.resolve() / DEFAULT_OUTPUT_DIRNAME / EXPLORE_DIRNAME / chapter / folder_name(asked)
     return tree_root(root, profile, asked, output_dir, default)
@@ -228,12 +228,13 @@ def check_explore(
     """
     fixed = dict(fixed or {})
     (source,) = select_notebooks(root, [chapter])
-    grid = checked_grid(source, profile, axes, fixed)
     seeds = EXPLORE_SEEDS if seeds is None else as_count(seeds, "--seeds")
-    tree = explore_tree(root, source.stem, profile, grid, fixed, seeds, output_dir)
+    # where the explore goes, named by the axes as written: refused before the chapter is read
+    tree = explore_tree(root, source.stem, profile, axes, fixed, seeds, output_dir)
     check_output_folder(
         tree, EXPLORE_TREE, tree if output_dir is None else output_dir, force or output_dir is None
     )
+    grid = checked_grid(source, profile, axes, fixed)
     points = []
     for point in grid.points():
         label = point_label(point)

@@ -183,6 +183,11 @@ def test_every_output_folder_holds_one_kind_of_tree_and_nothing_of_the_users(pro
             f"--out {mine} is a folder of your own, not a tree ntpnb wrote: it holds files ntpnb did not "
             f"write ({CHAPTER}.ipynb, notes.txt). Choose a new or empty folder, or add --force"
         ),
+        ("explore", "03", "-p", "toy_lr=0.1,1", "--seeds", "2", "--out", str(project / "outputs")): (
+            f"is the book's own tree, which only the book's run writes (profile paper, no -p); leave out "
+            f"--out (this run then goes to {project.resolve() / 'outputs' / 'explore' / CHAPTER}/"
+            "toy_lr=0.1,1,seeds=2) or choose another folder"
+        ),
         ("explore", "03", "-p", "toy_lr=0.1,1", "--out", str(mine)): "is a folder of your own",
         ("explore", "03", "-p", "toy_lr=0.1,1", "--out", str(mine / "notes.txt")): (
             f"the output folder {mine / 'notes.txt'} exists and is not a folder (--out {mine / 'notes.txt'} "
