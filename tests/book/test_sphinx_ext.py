@@ -6,21 +6,19 @@ import json
 
 from docutils import nodes
 
-from ntpnb._text import group_thousands
+from ntpnb._text import NO_BREAK_SPACE, group_thousands, number_pieces
 from ntpnb.book._bibliography import SurnameSorting, folded
 from ntpnb.book._executed import notebook_problems
 from ntpnb.book._glossary import TERMS, first_uses
 from ntpnb.book._scoreboard import badge_html, claims_html, glance_html, scoreboard_data
 from ntpnb.book._term_links import link_first_uses
 from ntpnb.book._words import (
-    NO_BREAK_SPACE,
     WORD_CLASS,
     WORD_JOINER,
     inline_myst_html,
     keep_closing_punctuation,
     keep_numbers_whole,
     keep_table_words,
-    number_pieces,
     split_words,
     words_html,
 )
