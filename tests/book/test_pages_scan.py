@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from ntpnb.book._code_names import chapter_parameter_names, defined_names, found_names
+from ntpnb.book._glossary import first_uses
 from ntpnb.book._page_scan import (
     Finding,
     bracket_balance,
@@ -358,6 +359,41 @@ def test_no_page_repeats_a_word_or_leaves_a_bracket_open(built_book):
             f"{page.relative_to(html)}: {f}" for f in [*repeated_words(parsed), *unbalanced_brackets(parsed)]
         ]
     assert not findings, "\n".join(findings)
+
+
+#: Where a term's use is not linked on a page (ntpnb.book._term_links): a heading, code, math, a
+#: block's summary line, another link.
+_UNLINKED = frozenset({"h1", "h2", "h3", "code", "pre", "kbd", "script", "style", "summary", "mjx-container"})
+
+
+def unlinked_first_uses(page) -> list[str]:
+    """The terms whose first use on ``page`` (in its article's text, where a use is linked) is
+    not a link to the glossary: a use inside another link, a heading, code or math is skipped."""
+    article = page.find("article") or page
+    texts, linked = [], []
+    for text in article.find_all(string=True):
+        parents = list(text.parents)
+        if any(p.name in _UNLINKED or "math" in (p.get("class") or ()) for p in parents):
+            continue
+        link = next((p for p in parents if p.name == "a"), None)
+        if link is not None and "glossary.html#term-" not in link.get("href", ""):
+            continue
+        texts.append(str(text))
+        linked.append(link is not None)
+    return [term for index, _, _, term in first_uses(texts) if not linked[index]]
+
+
+@pytest.mark.slow
+def test_each_terms_first_use_on_a_page_is_its_link_to_the_glossary(built_book):
+    """On every page but the glossary and the API reference, a term's first use links its entry:
+    the report's "only sanity checks" and its cards' "finding" were left plain because the
+    page linked those terms further down itself."""
+    html = built_book / "_build" / "html"
+    pages = [page for page in reader_pages(html) if page.name != "glossary.html"]
+    found = {
+        str(p.relative_to(html)): unlinked_first_uses(parse(p.read_text(encoding="utf-8"))) for p in pages
+    }
+    assert {page: terms for page, terms in found.items() if terms} == {}
 
 
 #: The nested asides still on the book's pages: the words that open an inner aside there ->
