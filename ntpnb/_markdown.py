@@ -12,10 +12,10 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 
-from markupsafe import Markup, escape
+from markupsafe import Markup
 
-from ._templates import render_inline
-from ._text import group_thousands
+from ._templates import render, render_inline
+from ._text import whole_number_pieces
 from .errors import InvalidDataError
 
 #: The characters MyST reads as markup, in running text and in a table cell (``|`` ends a cell).
@@ -45,14 +45,18 @@ def escape_markdown_but_math(text: object) -> str:
 
 
 def math_html(text: object) -> Markup:
-    """``text`` as HTML: plain words escaped (long counts grouped), its ``$...$`` as inline math.
+    """``text`` as HTML: plain words escaped, its ``$...$`` as inline math.
 
     For a sentence written with MyST math shown in an HTML output (a qualification in a chapter's
-    table of checks), where nothing parses its Markdown.
+    table of checks), where nothing parses its Markdown. Its words read as a page's prose does:
+    long counts grouped, and each number, range or quantity kept on one line
+    (:func:`~._text.whole_number_pieces`: ``0.292 nats`` never ends a line at its space).
     """
     parts = _MATH.split(str(text))
     return Markup("").join(
-        render_inline("math_inline.html", tex=part[1:-1]) if i % 2 else escape(group_thousands(part))
+        render_inline("math_inline.html", tex=part[1:-1])
+        if i % 2
+        else Markup(render("words.html", pieces=whole_number_pieces(part)))
         for i, part in enumerate(parts)
     )
 

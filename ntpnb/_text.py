@@ -1,7 +1,8 @@
 """Words for the generated text, below every layer.
 
 A list of items joined as a sentence says it, a value's range over the seeds as every page
-shows it, and a long count grouped by thousands as a reader reads it.
+shows it, a long count grouped by thousands as a reader reads it, and a number, range or
+quantity kept whole where a line could end inside it.
 """
 
 from __future__ import annotations
@@ -9,15 +10,63 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-#: A count of five digits or more, as a run writes it (``1000000``): not part of a decimal, a
-#: longer word or a number already grouped (``51,009``), an identifier (``arXiv:2402.18551``) or
-#: a path.
-_LONG_COUNT = re.compile(r"(?<![\w.,:/#\u2212-])\d{5,}(?![\w]|[.,]\d)")
+#: A count of five digits or more, as a run writes it (``1000000``). Not a count, so never grouped:
+#: a number with fewer digits (a year, ``2024``), part of a decimal, of a longer word or of a
+#: number already grouped (``51,009``, ``100_000``), an identifier or a version (``arXiv:2402.18551``,
+#: ``1.26.4``, ``#12345``, a commit's hash), a path (``runs/12345``), and the number that names a
+#: seed or a commit (``seed 12345``, ``seed=12345``, ``commit 1234567``).
+LONG_COUNT = re.compile(
+    r"(?<![\w.,:/#\u2212-])(?<!seed )(?<!seed=)(?<!seeds )(?<!commit )\d{5,}(?![\w]|[.,]\d)"
+)
 
 
 def group_thousands(text: str) -> str:
-    """``text`` with each count of five digits or more grouped by thousands (``1,000,000``)."""
-    return _LONG_COUNT.sub(lambda m: f"{int(m.group()):,}", text)
+    """``text`` with each count of five digits or more (:data:`LONG_COUNT`) grouped by thousands.
+
+    ``k = 1000000`` reads ``k = 1,000,000``.
+    """
+    return LONG_COUNT.sub(lambda m: f"{int(m.group()):,}", text)
+
+
+#: A number, range or quantity a line must not end inside: a power in exponent form (``1e-08``),
+#: a range (``0-4``, ``10-90%``), a number and its unit (``19.4 GiB``, ``0.08 s``).
+_NUMBER = r"\d[\d,]*(?:\.\d+)?(?:[eE][-+\u2212]?\d+)?"
+_UNIT = r"(?:%|s|ms|min|h|GiB|MiB|KiB|GB|MB|kB|px|pt|nats?|bits?)(?![\w])"
+_WHOLE_NUMBER = re.compile(rf"(?<![\w.]){_NUMBER}(?:\s?[-\u2013]\s?{_NUMBER})?(?:\s?{_UNIT})?(?![\w.]\d)")
+#: The space kept between a number and its unit, or inside a range.
+NO_BREAK_SPACE = "\u00a0"
+
+
+def number_pieces(text: str) -> list[tuple[str, bool]]:
+    """``text`` in pieces that join back to it, each with whether it is a number to keep on one line.
+
+    A number is kept whole where a browser could end a line inside it: at a hyphen or a dash
+    (``1e-08``, ``0-4``, ``10-90%``) or at the space before its unit (``19.4 GiB``).
+    """
+    pieces: list[tuple[str, bool]] = []
+    at = 0
+    for match in _WHOLE_NUMBER.finditer(text):
+        token = match.group()
+        if not re.search(r"[-\u2013\s]", token):
+            continue
+        if match.start() > at:
+            pieces.append((text[at : match.start()], False))
+        pieces.append((token, True))
+        at = match.end()
+    if at < len(text):
+        pieces.append((text[at:], False))
+    return pieces
+
+
+def whole_number_pieces(text: str) -> list[tuple[str, bool]]:
+    """``text`` as a page shows it: long counts grouped (:func:`group_thousands`), numbers whole.
+
+    The pieces of :func:`number_pieces`, each number to keep on one line with its spaces made
+    no-break (``0.292\u00a0nats``): a page wraps such a piece in a word's span (``white-space:
+    nowrap``), so that no line ends on ``1e-``, ``seeds 0-`` or before a unit.
+    """
+    pieces = number_pieces(group_thousands(text))
+    return [(re.sub(r"\s", NO_BREAK_SPACE, p) if keep else p, keep) for p, keep in pieces]
 
 
 def join_words(items: Iterable[object]) -> str:

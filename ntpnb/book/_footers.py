@@ -43,6 +43,11 @@ def format_time(moment: datetime) -> str:
     return moment.astimezone(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
 
 
+def whole_html(text: str) -> str:
+    """``text`` (a date and time) as HTML kept on one line: no line ends at ``2026-`` / ``05-02``."""
+    return str(render_inline("words.html", pieces=[(text, True)]))
+
+
 def commit_html(commit: SourceCommit, repository: str = "") -> str:
     """``commit.describe()`` as HTML, its short hash linked to the commit in ``repository`` (if given)."""
     text = escape(commit.describe())
@@ -70,13 +75,13 @@ class Footers:
         run = f"run: {escape(self.chapter_labels.get(name, self.label))}"
         if execution is None:
             return f"Not executed in this run · {run}"
-        when = f"Executed {format_time(execution.finished)}" if execution.finished else "Executed"
+        when = f"Executed {whole_html(format_time(execution.finished))}" if execution.finished else "Executed"
         return f"{when} · {commit_html(execution.commit, self.repository)} · {run}"
 
     def book(self) -> str:
         """The footer of every other page (HTML): the run's chapters, and when the book was built."""
         run = f"run: {escape(self.label)}"
-        built = f"book built {format_time(self.built)}"
+        built = f"book built {whole_html(format_time(self.built))}"
         if not self.executions:
             return f"No chapter executed in this run · {run} · {built}"
         times = [e.finished for e in self.executions.values() if e.finished is not None]
@@ -84,7 +89,8 @@ class Footers:
         if times:  # "2026-05-02 14:05 UTC", "2026-05-02 14:05 to 14:09 UTC" or "... to 2026-05-03 09:00 UTC"
             first, last = format_time(min(times)), format_time(max(times))
             same_day = last[11:] if first[:10] == last[:10] else last
-            when += f" {first}" if first == last else f" {first.removesuffix(' UTC')} to {same_day}"
+            start, end = whole_html(first.removesuffix(" UTC")), whole_html(same_day)
+            when += f" {whole_html(first)}" if first == last else f" {start} to {end}"
         commits = dict.fromkeys(e.commit for e in self.executions.values())
         sources = ", ".join(commit_html(c, self.repository) for c in commits)
         return f"{when} · {sources} · {run} · {built}"

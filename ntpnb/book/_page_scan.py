@@ -23,6 +23,15 @@ Each rule is a function of one page's parsed HTML (:func:`parse`) returning a li
 * :func:`repeated_words` and :func:`unbalanced_brackets`: a word written twice in a row ("the the"),
   and a bracket that opens without closing or closes without opening, in a block of prose (math
   and code set aside; an interval may open with one kind and close with the other, ``(0, 1]``).
+* :func:`nested_brackets`: an aside in round brackets opened inside another in a block of prose
+  ("(its rise is established (p = 0.01))"), which a sentence says with a colon or a semicolon
+  instead; an equation's number (``(6a)``) or a function's argument (``corr(W, V)``) is no aside.
+* :func:`ungrouped_counts`: a count of five digits or more a reader reads ungrouped (``51009
+  contexts``, where the pages write ``51,009``), in what a reader reads as words
+  (:func:`read_texts`: prose, tables, captions, cell outputs, not code). What is no count is
+  exempt, as :data:`~ntpnb._text.LONG_COUNT` says: a year (four digits), a decimal, an
+  identifier, a version or a path (``arXiv:2402.18551``, ``1.26.4``), a commit's hash, and the
+  number naming a seed or a commit (``seed 12345``).
 """
 
 from __future__ import annotations
@@ -34,6 +43,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from .._digits import SHOWN_DIGITS
+from .._text import LONG_COUNT
 from ._code_names import found_names
 
 if TYPE_CHECKING:  # BeautifulSoup (the test extra; the book's theme needs it too) is imported by parse
@@ -367,4 +377,51 @@ def unbalanced_brackets(page: BeautifulSoup) -> list[Finding]:
         problem = bracket_balance(text)
         if problem is not None:
             findings.append(Finding("unbalanced brackets", _snippet(text, 0, min(len(text), 80)), problem))
+    return findings
+
+
+#: A round bracket that opens no aside: an equation's number (``(4)``, ``Eq. (6a)``) or a
+#: function's argument (``corr(W, V)``, ``Dirichlet(1)``: the bracket right after a word).
+_NOT_AN_ASIDE = re.compile(r"\((?=\d{1,2}[a-z]?\))|(?<=[\w\])])\(")
+
+
+def nested_bracket(text: str) -> int | None:
+    """Where in ``text`` an aside in round brackets opens inside another, or None if none does.
+
+    An equation's number or a function's argument (:data:`_NOT_AN_ASIDE`) is no aside; a square
+    bracket (an interval's end, a citation) closes what it closes and opens no aside.
+    """
+    not_asides = {m.start() for m in _NOT_AN_ASIDE.finditer(text)}
+    stack: list[bool] = []  # each open bracket: whether it opened an aside
+    for at, char in enumerate(text):
+        if char in "([":
+            aside = char == "(" and at not in not_asides
+            if aside and any(stack):
+                return at
+            stack.append(aside)
+        elif char in ")]" and stack:
+            stack.pop()
+    return None
+
+
+def nested_brackets(page: BeautifulSoup) -> list[Finding]:
+    """Each passage of prose with a round bracket inside a round one (:func:`nested_bracket`)."""
+    findings = []
+    for text in _passages(page):
+        at = nested_bracket(text)
+        if at is not None:
+            findings.append(Finding("nested brackets", _snippet(text, at, at + 1), text[at : at + 30]))
+    return findings
+
+
+def ungrouped_counts(page: BeautifulSoup) -> list[Finding]:
+    """Each count of five digits or more that the page's read text shows ungrouped (``1000000``).
+
+    One finding a count; what is exempt is said in the module's docstring.
+    """
+    findings = []
+    for content in read_texts(page):
+        for match in LONG_COUNT.finditer(content):
+            passage = _snippet(content, match.start(), match.end())
+            findings.append(Finding("ungrouped count", passage, match.group()))
     return findings

@@ -3,10 +3,11 @@
 When Sphinx writes a page, :func:`link_first_uses` finds the first use of every glossary term in
 what a reader reads, in page order: the prose (a paragraph, a list, a table's cell, a caption, a
 cell's Markdown output) and the HTML a cell or the report writes itself (a table of checks, a
-card; not one with a script, as an animation's), but not a heading, code, math, a link, a
-block's summary line or a term the page links itself. It makes that use a link to the term's
-entry, as MyST's ``{term}`` role does. A book without the glossary page (an explore tree's) is
-left as it is.
+card; not one with a script, as an animation's), but not a heading, code, math, a link or a
+block's summary line. It makes that use a link to the term's entry, as MyST's ``{term}`` role
+does. A term the page links itself (a ``{term}`` role) is its use there: a use before it is
+the first and is linked, one after it is not. A book without the glossary page (an explore
+tree's) is left as it is.
 """
 
 from __future__ import annotations
@@ -85,11 +86,16 @@ def _html_texts(soup: Any) -> list[Any]:
 def _pieces(doctree: nodes.document, soups: dict[int, Any]) -> Iterator[tuple[nodes.Node, Any, str]]:
     """The texts to search, in page order: ``(node, soup string or None, text)``.
 
-    A raw HTML node's parsed HTML is kept in ``soups`` (by the node's id), to be written back.
+    A raw HTML node's parsed HTML is kept in ``soups`` (by the node's id), to be written back. A
+    link of the page's own to a term (:func:`_own_term_link`) is a piece too, its text the term's
+    as written: ``(node, None, text)`` with ``node`` the link.
     """
     from bs4 import BeautifulSoup  # the book's theme needs it: installed with the book
 
-    for node in doctree.findall(lambda n: isinstance(n, (nodes.Text, nodes.raw))):
+    for node in doctree.findall(lambda n: isinstance(n, (nodes.Text, nodes.raw)) or _own_term_link(n)):
+        if _own_term_link(node):
+            yield node, None, node.astext()
+            continue
         if not _linkable(node, doctree):
             continue
         if isinstance(node, nodes.Text):
@@ -108,13 +114,12 @@ def _term_targets(app: Sphinx) -> dict[str, tuple[str, str]] | None:
     return {term.lower(): defined[term.lower()] for term in TERMS if term.lower() in defined}
 
 
-def _linked_terms(doctree: nodes.document) -> set[str]:
-    """The terms the page links itself (a ``{term}`` role, resolved), in lower case."""
-    return {
-        ref.astext().lower()
-        for ref in doctree.findall(nodes.inline)
-        if set(TERM_CLASSES) <= set(ref["classes"]) and isinstance(ref.parent, nodes.reference)
-    }
+def _own_term_link(node: nodes.Node) -> bool:
+    """Whether ``node`` is the page's own link to a term (a ``{term}`` role, resolved)."""
+    return isinstance(node, nodes.reference) and any(
+        isinstance(child, nodes.inline) and set(TERM_CLASSES) <= set(child["classes"])
+        for child in node.children
+    )
 
 
 def link_first_uses(app: Sphinx, doctree: nodes.document, docname: str) -> None:
@@ -124,10 +129,7 @@ def link_first_uses(app: Sphinx, doctree: nodes.document, docname: str) -> None:
         return
     soups: dict[int, Any] = {}
     pieces = list(_pieces(doctree, soups))
-    linked = _linked_terms(doctree) | {term for term in (t.lower() for t in TERMS) if term not in targets}
-    uses: dict[int, list[tuple[int, int, str]]] = {}
-    for index, start, end, term in first_uses([text for *_, text in pieces], linked):
-        uses.setdefault(index, []).append((start, end, term))
+    uses = _first_uses(pieces, targets)
     changed: dict[int, nodes.raw] = {}
     for index, found in uses.items():
         node, string, text = pieces[index]
@@ -139,6 +141,29 @@ def link_first_uses(app: Sphinx, doctree: nodes.document, docname: str) -> None:
             changed[id(node)] = node
     for key, node in changed.items():
         node.replace_self(nodes.raw("", str(soups[key]), format=node["format"]))
+
+
+def _first_uses(
+    pieces: list[tuple[nodes.Node, Any, str]], targets: dict[str, tuple[str, str]]
+) -> dict[int, list[tuple[int, int, str]]]:
+    """The first use of each term in ``pieces`` (:func:`_pieces`), by piece: ``(start, end, term)``.
+
+    A link of the page's own to a term is that term's use where it stands (found by its target,
+    else by its words), so only a use before it is linked; a term without an entry is never.
+    """
+    term_of_id = {entry_id: term for term, (_, entry_id) in targets.items()}
+    seen = {term for term in (t.lower() for t in TERMS) if term not in targets}
+    uses: dict[int, list[tuple[int, int, str]]] = {}
+    for index, (node, _, text) in enumerate(pieces):
+        if _own_term_link(node):
+            anchor = node.get("refuri", "").rpartition("#")[2] or node.get("refid", "")
+            seen |= (
+                {term_of_id[anchor]} if anchor in term_of_id else {t.lower() for *_, t in first_uses([text])}
+            )
+            continue
+        for _, start, end, term in first_uses([text], seen):
+            uses.setdefault(index, []).append((start, end, term))
+    return uses
 
 
 def _term_uri(app: Sphinx, docname: str, target: tuple[str, str]) -> str:

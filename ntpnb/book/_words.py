@@ -22,8 +22,8 @@ from mdit_py_plugins.dollarmath import dollarmath_plugin
 from mdit_py_plugins.myst_role import myst_role_plugin
 from sphinx.application import Sphinx
 
-from .._templates import render_inline
-from .._text import group_thousands
+from .._templates import render, render_inline
+from .._text import whole_number_pieces
 
 #: The class of a word kept on one line (``white-space: nowrap`` in the book's stylesheet).
 WORD_CLASS = "ntpnb-word"
@@ -125,57 +125,23 @@ def keep_closing_punctuation(_app: Sphinx, doctree: nodes.document, _docname: st
             parent.insert(index + 1, nodes.Text(rest))
 
 
-#: A number, range or quantity a line must not end inside: a power in exponent form (``1e-08``),
-#: a range (``0-4``, ``10-90%``), a number and its unit (``19.4 GiB``, ``0.08 s``).
-_NUMBER = r"\d[\d,]*(?:\.\d+)?(?:[eE][-+\u2212]?\d+)?"
-_UNIT = r"(?:%|s|ms|min|h|GiB|MiB|KiB|GB|MB|kB|px|pt|nats?|bits?)(?![\w])"
-_WHOLE_NUMBER = re.compile(rf"(?<![\w.]){_NUMBER}(?:\s?[-\u2013]\s?{_NUMBER})?(?:\s?{_UNIT})?(?![\w.]\d)")
-#: The space kept between a number and its unit.
-NO_BREAK_SPACE = "\u00a0"
-
-
-def number_pieces(text: str) -> list[tuple[str, bool]]:
-    """``text`` in pieces that join back to it, each with whether it is a number to keep on one line.
-
-    A number is kept whole where a browser could end a line inside it: at a hyphen or a dash
-    (``1e-08``, ``0-4``, ``10-90%``) or at the space before its unit (``19.4 GiB``).
-    """
-    pieces: list[tuple[str, bool]] = []
-    at = 0
-    for match in _WHOLE_NUMBER.finditer(text):
-        token = match.group()
-        if not re.search(r"[-\u2013\s]", token):
-            continue
-        if match.start() > at:
-            pieces.append((text[at : match.start()], False))
-        pieces.append((token, True))
-        at = match.end()
-    if at < len(text):
-        pieces.append((text[at:], False))
-    return pieces
-
-
 def keep_numbers_whole(_app: Sphinx, doctree: nodes.document, _docname: str) -> None:
     """Group every long count of the prose by thousands, and keep each number, range and unit on one line.
 
     In every text outside math, code and raw markup (a paragraph, a caption, a table's cell, a
-    glued value), a count of five digits or more is grouped (:func:`group_thousands`: ``k =
-    1000000`` reads ``k = 1,000,000``), and a number a browser could break (:func:`number_pieces`)
+    glued value), a count of five digits or more is grouped (``k = 1000000`` reads ``k =
+    1,000,000``), and a number a browser could break (:func:`~.._text.whole_number_pieces`)
     is wrapped in an ``ntpnb-word`` span (``white-space: nowrap``), its unit joined by a no-break
     space: no line ends on ``1e-`` or ``seeds 0-``.
     """
     for text in list(doctree.findall(nodes.Text)):
         if text.parent is None or any(isinstance(a, _OPAQUE) for a in _ancestors(text, doctree)):
             continue
-        grouped = group_thousands(str(text))
-        pieces = number_pieces(grouped)
-        if grouped == str(text) and not any(keep for _, keep in pieces):
+        pieces = whole_number_pieces(str(text))
+        if pieces == [(str(text), False)]:
             continue
         parent = text.parent
-        new = [
-            nodes.inline(p, re.sub(r"\s", NO_BREAK_SPACE, p), classes=[WORD_CLASS]) if keep else nodes.Text(p)
-            for p, keep in pieces
-        ]
+        new = [nodes.inline(p, p, classes=[WORD_CLASS]) if keep else nodes.Text(p) for p, keep in pieces]
         index = parent.index(text)
         parent.remove(text)
         for offset, node in enumerate(new):
@@ -212,13 +178,7 @@ def _role_html(_renderer: Any, tokens: list, index: int, _options: Any, _env: An
 
 def _text_html(_renderer: Any, tokens: list, index: int, _options: Any, _env: Any) -> str:
     """Plain text as :func:`keep_numbers_whole` leaves a page's: long counts grouped, numbers whole."""
-    pieces = number_pieces(group_thousands(tokens[index].content))
-    return "".join(_whole_html(p) if keep else str(escape(p)) for p, keep in pieces)
-
-
-def _whole_html(number: str) -> str:
-    """A number, range or unit kept on one line: its spaces no-break, in a word's span (words.html)."""
-    return str(render_inline("words.html", pieces=[(re.sub(r"[ \t]", NO_BREAK_SPACE, number), True)]))
+    return render("words.html", pieces=whole_number_pieces(tokens[index].content))  # its spaces kept
 
 
 _INLINE.add_render_rule("math_inline", _math_html)

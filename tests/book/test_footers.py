@@ -19,6 +19,11 @@ SHA = "452b3341a0c9e7d0c3b1d3f5e2a4b6c8d0e2f4a6"
 REPOSITORY = "https://github.com/owner/project"
 
 
+def _whole(text: str) -> str:
+    """A date and time as a footer keeps it on one line (a phone broke "2026-" / "11-29")."""
+    return f'<span class="ntpnb-word">{text}</span>'
+
+
 def _executed(folder, name, end_time):
     """An executed notebook ``name`` in ``folder`` whose papermill run ended at ``end_time``."""
     folder.mkdir(parents=True, exist_ok=True)
@@ -41,8 +46,8 @@ def test_a_chapter_page_says_when_from_which_commit_and_in_which_run_it_was_exec
     assert execution == Execution(datetime(2026, 5, 2, 14, 6, 3, 470235, timezone.utc), SourceCommit(SHA))
     footers = Footers("profile paper; seeds 0-4", {"01_a": execution}, repository=REPOSITORY)
     assert footers.chapter("01_a") == (
-        f'Executed 2026-05-02 14:06 UTC · commit <a href="{REPOSITORY}/commit/{SHA}"><code>452b334</code></a>'
-        " · run: profile paper; seeds 0-4"
+        f"Executed {_whole('2026-05-02 14:06 UTC')} · commit "
+        f'<a href="{REPOSITORY}/commit/{SHA}"><code>452b334</code></a> · run: profile paper; seeds 0-4'
     )
     assert footers.chapter("02_b") == "Not executed in this run · run: profile paper; seeds 0-4"
 
@@ -63,17 +68,17 @@ def test_every_other_page_gives_the_span_of_the_run_and_its_commits_and_the_buil
     }
     footers = Footers("profile paper; seeds 0-4", day, built)
     assert footers.book() == (
-        "Chapters executed 2026-05-02 14:05 to 14:09 UTC · commit 452b334 · run: profile paper; seeds 0-4"
-        " · book built 2026-05-03 09:00 UTC"
+        f"Chapters executed {_whole('2026-05-02 14:05')} to {_whole('14:09 UTC')} · commit 452b334 · run: "
+        f"profile paper; seeds 0-4 · book built {_whole('2026-05-03 09:00 UTC')}"
     )
     modified = SourceCommit("869dee5" + "0" * 33, modified=True)
     days = {**day, "03_c": Execution(datetime(2026, 5, 3, 8, 0, tzinfo=timezone.utc), modified)}
-    spanned = "Chapters executed 2026-05-02 14:05 to 2026-05-03 08:00 UTC"
+    spanned = f"Chapters executed {_whole('2026-05-02 14:05')} to {_whole('2026-05-03 08:00 UTC')}"
     commits = "commit 452b334, commit 869dee5 with uncommitted changes"
     assert Footers("x", days, built).book().startswith(f"{spanned} · {commits} · run: x")
     assert (
         Footers("x", {}, built).book()
-        == "No chapter executed in this run · run: x · book built 2026-05-03 09:00 UTC"
+        == f"No chapter executed in this run · run: x · book built {_whole('2026-05-03 09:00 UTC')}"
     )
 
 

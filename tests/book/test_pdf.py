@@ -683,6 +683,30 @@ def test_no_blocks_title_is_left_alone_at_the_foot_of_a_page(printed):
 
 
 @pytest.mark.slow
+def test_each_figures_caption_starts_on_its_figures_page(printed):
+    """A numbered figure's caption ("Fig. 2.1 ...") starts on the page its figure is printed on: the
+    paper book printed Fig. 2.1 alone on a page, its caption at the top of the next."""
+    from bs4 import BeautifulSoup
+
+    from ntpnb.book._pdf import destinations
+
+    found = destinations((printed.html / PDF_NAME).read_bytes())
+    apart, checked = [], 0
+    for chapter in sorted((printed.html / "outputs" / "notebooks").glob("*.html")):
+        soup = BeautifulSoup(chapter.read_text(encoding="utf-8"), "html.parser")
+        for figure in soup.select("article figure[id]"):
+            number = figure.select_one(".caption-number")
+            if number is None or figure["id"] not in found:
+                continue  # an unnumbered figure, or one not printed (in a block the print hides)
+            page, label = found[figure["id"]][0], normal(number.get_text())
+            checked += 1
+            if not any(text == label for _, text, _ in printed.pages[page].runs):
+                apart.append((label, page + 1))
+    assert checked >= 20, checked
+    assert apart == []
+
+
+@pytest.mark.slow
 def test_the_pdf_prints_nothing_the_page_hides(printed):
     """A folded cell's printout (hide-cell, hide-output: the HTML hides it behind a click) is not printed."""
     from bs4 import BeautifulSoup

@@ -6,21 +6,19 @@ import json
 
 from docutils import nodes
 
-from ntpnb._text import group_thousands
+from ntpnb._text import NO_BREAK_SPACE, group_thousands, number_pieces
 from ntpnb.book._bibliography import SurnameSorting, folded
 from ntpnb.book._executed import notebook_problems
 from ntpnb.book._glossary import TERMS, first_uses
 from ntpnb.book._scoreboard import badge_html, claims_html, glance_html, scoreboard_data
 from ntpnb.book._term_links import link_first_uses
 from ntpnb.book._words import (
-    NO_BREAK_SPACE,
     WORD_CLASS,
     WORD_JOINER,
     inline_myst_html,
     keep_closing_punctuation,
     keep_numbers_whole,
     keep_table_words,
-    number_pieces,
     split_words,
     words_html,
 )
@@ -255,6 +253,35 @@ def test_a_pages_first_use_of_each_term_links_the_glossary_in_its_text_and_its_o
         doctree = _page()
         link_first_uses(_App(docs), doctree, name)
         assert not list(doctree.findall(nodes.reference))
+
+
+def _own_link(term: str, shown: str) -> nodes.reference:
+    """A page's own link to ``term`` (a ``{term}`` role as Sphinx resolves it), showing ``shown``."""
+    inline = nodes.inline(shown, shown, classes=["xref", "std", "std-term"])
+    return nodes.reference("", "", inline, internal=True, refuri=f"glossary.html#term-{term}")
+
+
+def test_a_use_before_the_pages_own_link_to_its_term_is_linked_and_none_after():
+    # the report's summary said "only sanity checks" well before its own {term} link did
+    doctree = nodes.document("", "")
+    doctree += nodes.raw("", "<p>A9: only sanity checks; a finding</p>", format="html")
+    doctree += nodes.paragraph(
+        "", "", nodes.Text("a row's kind: "), _own_link("sanity check", "sanity check"), nodes.Text(", ")
+    )
+    doctree += nodes.paragraph("", "", _own_link("finding", "findings"), nodes.Text(" then a sanity check"))
+    link_first_uses(_App({"outputs/glossary", "report"}), doctree, "report")
+    (raw,) = doctree.findall(nodes.raw)
+    assert raw.astext() == (
+        '<p>A9: only <a class="reference internal" href="glossary.html#term-sanity check">'
+        '<span class="xref std std-term">sanity checks</span></a>; a '
+        '<a class="reference internal" href="glossary.html#term-finding">'
+        '<span class="xref std std-term">finding</span></a></p>'
+    )
+    refs = [(r["refuri"], r.astext()) for r in doctree.findall(nodes.reference)]
+    assert refs == [  # the page's own two links, nothing after them
+        ("glossary.html#term-sanity check", "sanity check"),
+        ("glossary.html#term-finding", "findings"),
+    ]
 
 
 def test_the_references_sort_by_surname_with_accents_folded():

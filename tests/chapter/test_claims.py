@@ -327,6 +327,12 @@ def test_a_qualifications_math_is_typeset_in_its_table_never_printed_raw(log):
         'at <span class="math notranslate nohighlight">\\(k\\)</span> = 1,000,000</li>'
         in log.section()._repr_html_()
     )
+    # a number and its unit, and a range, are kept on one line (a phone broke "0.292 nats")
+    log.qualify("A4", "from 2.337 to {low} nats at seeds 0-4", limit="size", low=0.292)
+    assert (
+        'from 2.337 to <span class="ntpnb-word">0.292\u00a0nats</span> at seeds '
+        '<span class="ntpnb-word">0-4</span></li>'
+    ) in log.section()._repr_html_()
 
 
 def test_a_check_returns_whether_it_held_and_shows_nothing_as_a_cells_value(log):
