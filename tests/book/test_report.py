@@ -240,7 +240,7 @@ def test_summary_is_the_chapter_claim_table(run):
     table = log.summary()
     text = repr(table)
     assert text.splitlines()[0] == "Every check of this chapter: 3 passed, 1 failed"
-    assert "PASS A1 (sanity) KL sum is non-negative: 0.1000 (required >= 0)" in text
+    assert "PASS A1 (sanity) KL sum is non-negative: 0.1000 (required ≥ 0)" in text
     assert "FAIL A2   decay rate: -0.5000 (required = -1 ± 0.02)" in text
     html = table._repr_html_()
     assert html.startswith(
