@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import itertools
 import re
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -117,19 +117,29 @@ def _figure_label(figure: Tag) -> str:
     return f"figure #{figure.get('id', '?')}"
 
 
-def raw_tex(page: BeautifulSoup) -> list[Finding]:
-    """TeX commands and dollar signs in the page's prose (:data:`RAW_TEX`): one finding a passage."""
+def _pattern_findings(
+    page: BeautifulSoup, pattern: re.Pattern[str], rule: str, scanned: Callable[[Tag], bool]
+) -> list[Finding]:
+    """Each text whose element is ``scanned`` and where ``pattern`` matches: one finding a passage.
+
+    The finding shows the passage from the first match, and each text matched once.
+    """
     findings = []
     for text in _body(page).find_all(string=True):
-        if type(text).__name__ != "NavigableString" or not _is_prose(text.parent):
+        if type(text).__name__ != "NavigableString" or not scanned(text.parent):
             continue  # comments, doctypes and CDATA are no text
         content = str(text)
-        matches = list(RAW_TEX.finditer(content))
+        matches = list(pattern.finditer(content))
         if matches:
             shown = list(dict.fromkeys(m.group(0) for m in matches))
             passage = _snippet(content, matches[0].start(), min(matches[-1].end(), matches[0].start() + 80))
-            findings.append(Finding("raw TeX", passage, " ".join(shown)))
+            findings.append(Finding(rule, passage, " ".join(shown)))
     return findings
+
+
+def raw_tex(page: BeautifulSoup) -> list[Finding]:
+    """TeX commands and dollar signs in the page's prose (:data:`RAW_TEX`): one finding a passage."""
+    return _pattern_findings(page, RAW_TEX, "raw TeX", _is_prose)
 
 
 def caption_parameters(page: BeautifulSoup, names: Collection[str]) -> list[Finding]:
@@ -332,17 +342,7 @@ def ascii_math(page: BeautifulSoup) -> list[Finding]:
     The texts of :func:`read_texts` but a cell's printed output (a check's line shows its TeX
     source there, as a terminal does) and inline code.
     """
-    findings = []
-    for text in _body(page).find_all(string=True):
-        if type(text).__name__ != "NavigableString" or not _read_text(text.parent) or _printed(text.parent):
-            continue
-        content = str(text)
-        matches = list(ASCII_MATH.finditer(content))
-        if matches:
-            shown = list(dict.fromkeys(m.group(0) for m in matches))
-            passage = _snippet(content, matches[0].start(), min(matches[-1].end(), matches[0].start() + 80))
-            findings.append(Finding("ASCII math", passage, " ".join(shown)))
-    return findings
+    return _pattern_findings(page, ASCII_MATH, "ASCII math", lambda e: _read_text(e) and not _printed(e))
 
 
 #: The blocks whose text is one passage of prose, and what inside them is set aside (math, code).
