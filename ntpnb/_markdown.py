@@ -44,17 +44,30 @@ def escape_markdown_but_math(text: object) -> str:
     return "".join(part if i % 2 else escape_markdown(part) for i, part in enumerate(parts))
 
 
+#: Closing punctuation right after inline math or code (``$x$),``), which belongs to its line.
+CLOSING_PUNCTUATION = re.compile(r"[)\]},.;:!?]+")
+
+
 def math_html(text: object) -> Markup:
     """``text`` as HTML: plain words escaped (long counts grouped), its ``$...$`` as inline math.
 
-    For a sentence written with MyST math shown in an HTML output (a qualification in a chapter's
-    table of checks), where nothing parses its Markdown.
+    For a sentence written with MyST math shown in an HTML output (a qualification or a check's
+    words in a chapter's table of checks), where nothing parses its Markdown. Math followed by
+    closing punctuation is kept on one line with it (``words.html``), as the book's pages keep
+    theirs: no line starts with the ``,`` or ``)`` that closes a formula.
     """
     parts = _MATH.split(str(text))
-    return Markup("").join(
-        render_inline("math_inline.html", tex=part[1:-1]) if i % 2 else escape(group_thousands(part))
-        for i, part in enumerate(parts)
-    )
+    pieces: list[tuple[Markup, bool]] = []
+    for i, part in enumerate(parts):
+        if not i % 2:
+            pieces.append((escape(group_thousands(part)), False))
+            continue
+        math = render_inline("math_inline.html", tex=part[1:-1])
+        closing = CLOSING_PUNCTUATION.match(parts[i + 1]) if i + 1 < len(parts) else None
+        if closing:  # the text after it loses its punctuation to the math
+            parts[i + 1] = parts[i + 1][closing.end() :]
+        pieces.append((math + escape(closing.group()), True) if closing else (math, False))
+    return render_inline("words.html", pieces=[(piece, keep) for piece, keep in pieces if piece])
 
 
 def markdown_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:

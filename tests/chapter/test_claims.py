@@ -318,7 +318,9 @@ def test_a_qualifications_math_is_typeset_in_its_table_never_printed_raw(log):
     assert (
         "<li><strong>A4</strong> the threshold "
         '<span class="math notranslate nohighlight">\\(d/m = 1/2\\)</span> holds as '
-        '<span class="math notranslate nohighlight">\\(m \\to \\infty\\)</span>; at '
+        # the semicolon that closes the formula stays on its line
+        '<span class="ntpnb-word"><span class="math notranslate nohighlight">'
+        "\\(m \\to \\infty\\)</span>;</span> at "
         '<span class="math notranslate nohighlight">\\(m\\)</span> = 16 &amp; &lt;b&gt;</li>'
     ) in html
     assert "$" not in html
