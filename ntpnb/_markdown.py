@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 
 from markupsafe import Markup
 
-from ._templates import render, render_inline
+from ._templates import render_inline
 from ._text import whole_number_pieces
 from .errors import InvalidDataError
 
@@ -44,21 +44,32 @@ def escape_markdown_but_math(text: object) -> str:
     return "".join(part if i % 2 else escape_markdown(part) for i, part in enumerate(parts))
 
 
+#: Closing punctuation right after inline math or code (``$x$),``), which belongs to its line.
+CLOSING_PUNCTUATION = re.compile(r"[)\]},.;:!?]+")
+
+
 def math_html(text: object) -> Markup:
     """``text`` as HTML: plain words escaped, its ``$...$`` as inline math.
 
-    For a sentence written with MyST math shown in an HTML output (a qualification in a chapter's
-    table of checks), where nothing parses its Markdown. Its words read as a page's prose does:
-    long counts grouped, and each number, range or quantity kept on one line
-    (:func:`~._text.whole_number_pieces`: ``0.292 nats`` never ends a line at its space).
+    For a sentence written with MyST math shown in an HTML output (a qualification or a check's
+    words in a chapter's table of checks), where nothing parses its Markdown. Its words read as a
+    page's prose does: long counts grouped, and each number, range or quantity kept on one line
+    (:func:`~._text.whole_number_pieces`: ``0.292 nats`` never ends a line at its space). Math
+    followed by closing punctuation is kept on one line with it, as the book's pages keep theirs:
+    no line starts with the ``,`` or ``)`` that closes a formula.
     """
     parts = _MATH.split(str(text))
-    return Markup("").join(
-        render_inline("math_inline.html", tex=part[1:-1])
-        if i % 2
-        else Markup(render("words.html", pieces=whole_number_pieces(part)))
-        for i, part in enumerate(parts)
-    )
+    pieces: list[tuple[str | Markup, bool]] = []
+    for i, part in enumerate(parts):
+        if not i % 2:
+            pieces += whole_number_pieces(part)
+            continue
+        math = render_inline("math_inline.html", tex=part[1:-1])
+        closing = CLOSING_PUNCTUATION.match(parts[i + 1]) if i + 1 < len(parts) else None
+        if closing:  # the text after it loses its punctuation to the math
+            parts[i + 1] = parts[i + 1][closing.end() :]
+        pieces.append((math + closing.group(), True) if closing else (math, False))
+    return render_inline("words.html", pieces=[(piece, keep) for piece, keep in pieces if piece])
 
 
 def markdown_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:

@@ -20,6 +20,9 @@ Each rule is a function of one page's parsed HTML (:func:`parse`) returning a li
   cell's output; not code a reader runs or types (a cell's source, a code block) or that the
   prose cites as code (inline code naming the API, a parameter or a setting, as a "Try it"
   command or the notation page's column of the code's names does).
+* :func:`ascii_math`: math typed in ASCII (``||w_1 - w_5||``, ``H_{t+1}``, ``W^mm``, ``W~mm``,
+  ``W_k``, ``W*``, ``>=``, ``->``) in what a reader reads as words (:func:`read_texts`, but not a
+  cell's printed output, which is terminal text), where the page should typeset it (``$...$``).
 * :func:`repeated_words` and :func:`unbalanced_brackets`: a word written twice in a row ("the the"),
   and a bracket that opens without closing or closes without opening, in a block of prose (math
   and code set aside; an interval may open with one kind and close with the other, ``(0, 1]``).
@@ -38,7 +41,7 @@ from __future__ import annotations
 
 import itertools
 import re
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -124,19 +127,29 @@ def _figure_label(figure: Tag) -> str:
     return f"figure #{figure.get('id', '?')}"
 
 
-def raw_tex(page: BeautifulSoup) -> list[Finding]:
-    """TeX commands and dollar signs in the page's prose (:data:`RAW_TEX`): one finding a passage."""
+def _pattern_findings(
+    page: BeautifulSoup, pattern: re.Pattern[str], rule: str, scanned: Callable[[Tag], bool]
+) -> list[Finding]:
+    """Each text whose element is ``scanned`` and where ``pattern`` matches: one finding a passage.
+
+    The finding shows the passage from the first match, and each text matched once.
+    """
     findings = []
     for text in _body(page).find_all(string=True):
-        if type(text).__name__ != "NavigableString" or not _is_prose(text.parent):
+        if type(text).__name__ != "NavigableString" or not scanned(text.parent):
             continue  # comments, doctypes and CDATA are no text
         content = str(text)
-        matches = list(RAW_TEX.finditer(content))
+        matches = list(pattern.finditer(content))
         if matches:
             shown = list(dict.fromkeys(m.group(0) for m in matches))
             passage = _snippet(content, matches[0].start(), min(matches[-1].end(), matches[0].start() + 80))
-            findings.append(Finding("raw TeX", passage, " ".join(shown)))
+            findings.append(Finding(rule, passage, " ".join(shown)))
     return findings
+
+
+def raw_tex(page: BeautifulSoup) -> list[Finding]:
+    """TeX commands and dollar signs in the page's prose (:data:`RAW_TEX`): one finding a passage."""
+    return _pattern_findings(page, RAW_TEX, "raw TeX", _is_prose)
 
 
 def caption_parameters(page: BeautifulSoup, names: Collection[str]) -> list[Finding]:
@@ -316,6 +329,30 @@ def code_names(page: BeautifulSoup, names: Collection[str]) -> list[Finding]:
         for start, end, word in found_names(content, names):
             findings.append(Finding("code name", _snippet(content, start, end), word))
     return list(dict.fromkeys(findings))
+
+
+#: Math typed in ASCII: a norm's double bar, a braced subscript or superscript, the code's names of
+#: the papers' matrices (``W^mm``, ``W~mm``, ``W^cyc``, ``CE^T``), a capital with a subscript
+#: (``W_k``, ``P_F``, ``H_t``) or a letter with a one-character one (``w_1``, ``m_t``), a starred
+#: capital (``W*``, ``L*``), ``CE - H``, and a relation or an arrow written with two characters.
+ASCII_MATH = re.compile(
+    r"\|\||\b[A-Za-z]+[_^]\{|[\^~](?:mm|cyc|inf|d|p|T)\b|\b[A-Z]_[A-Za-z0-9]+\b"
+    r"|\b[a-z]_[a-z0-9]\b|\b[A-Z]\*(?![\w*])|\bCE - H\b|>=|<=|!=|=>|(?<![-<])->"
+)
+
+
+def _printed(element: Tag) -> bool:
+    """Whether ``element`` is a cell's printed output or inline code: terminal text, not words."""
+    return any(n.name in ("pre", "code", "kbd", "samp") for n in [element, *element.parents])
+
+
+def ascii_math(page: BeautifulSoup) -> list[Finding]:
+    """Math typed in ASCII (:data:`ASCII_MATH`) in the words a reader reads: one finding a passage.
+
+    The texts of :func:`read_texts` but a cell's printed output (a check's line shows its TeX
+    source there, as a terminal does) and inline code.
+    """
+    return _pattern_findings(page, ASCII_MATH, "ASCII math", lambda e: _read_text(e) and not _printed(e))
 
 
 #: The blocks whose text is one passage of prose, and what inside them is set aside (math, code).

@@ -331,7 +331,7 @@ def _why(verdict: Verdict) -> str:
         return verdict.headline.replace("|", "\\|")  # MyST already; a bar would end the cell
     if verdict.verdict == NOT_TESTED:
         return "no chapter of this run checks it"
-    return escape_markdown(verdict.why)
+    return escape_markdown_but_math(verdict.why)
 
 
 def _details(summary: str, body: str, classes: str = "", id: str = "", count: str = "") -> list[str]:
@@ -378,7 +378,8 @@ def _evidence(verdict: Verdict) -> list[str]:
     if not listed:
         return [escape_markdown(line)]
     items = [
-        f"- {'*finding:* ' if c.kind == 'finding' else ''}{escape_markdown(check_item(c))}" for c in listed
+        f"- {'*finding:* ' if c.kind == 'finding' else ''}{escape_markdown_but_math(check_item(c))}"
+        for c in listed
     ]
     return _details(line, "\n".join(items))
 
@@ -389,7 +390,8 @@ def _protocols(verdict: Verdict) -> list[str]:
     Each line: the key, its words, the verdict with its kind and basis, and why.
     """
     return [
-        f"- \\[{escape_markdown(p.key)}\\] {p.words}: *{escape_markdown(p.phrase)}*; {escape_markdown(p.why)}"
+        f"- \\[{escape_markdown(p.key)}\\] {p.words}: *{escape_markdown(p.phrase)}*; "
+        f"{escape_markdown_but_math(p.why)}"
         for p in verdict.protocols
     ]
 
@@ -426,7 +428,7 @@ def _asides(verdict: Verdict) -> list[str]:
     if not parts:
         return []
     counts = "; ".join(f"{name.lower()}: {len(items)}" for name, items in parts)
-    body = [f"- *{name}:* {escape_markdown(item)}" for name, items in parts for item in items]
+    body = [f"- *{name}:* {escape_markdown_but_math(item)}" for name, items in parts for item in items]
     return _details(counts, "\n".join(body))
 
 
@@ -447,7 +449,7 @@ def claim_card(pages: TreePages, cid: str, spec: ClaimSpec) -> list[str]:
         fields.append(("Decided by", _sentences(verdict.deciding)))
     said = set(verdict.deciding)
     if verdict.why and verdict.why not in verdict.reasons and not any(verdict.why in d for d in said):
-        fields.append(("Ours", [escape_markdown(verdict.why)]))
+        fields.append(("Ours", [escape_markdown_but_math(verdict.why)]))
     if verdict.protocols:
         fields.append(("Protocols", _protocols(verdict)))
     if verdict.checks:
@@ -554,7 +556,7 @@ def _map_counts(series: Sequence[Series]) -> str:
 def _map_block(pages: TreePages, mid: str, spec: MapSpec) -> list[str]:
     """One map as a collapsed block: its counts when closed; the assumption, variation and findings open."""
     series = pages.series.get(mid, [])
-    found = [f"- {escape_markdown(map_finding(s))}" for s in series if s.first.kind == "measurement"]
+    found = [f"- {escape_markdown_but_math(map_finding(s))}" for s in series if s.first.kind == "measurement"]
     sanity = [s.outcome for s in series if s.first.kind == "sanity"]
     if sanity:
         found.append(f"- {escape_markdown(checks_count('sanity', sanity))}")
@@ -607,13 +609,10 @@ def _check_row(pages: TreePages, notebook: str, series: Series, check: Check) ->
     list of str
         The cells: claim, what was measured, ours, required, the paper, decided, result.
     """
-    what = (
-        escape_markdown(series.name)
-        if check.kind == "claim"
-        else f"*{check.kind}:* {escape_markdown(series.name)}"
-    )
+    what = escape_markdown_but_math(series.name)
+    what = what if check.kind == "claim" else f"*{check.kind}:* {what}"
     paper = "; ".join(
-        x for x in (escape_markdown(check.paper), escape_markdown(_artifact_words(series))) if x
+        x for x in (escape_markdown_but_math(check.paper), escape_markdown(_artifact_words(series))) if x
     )
     decided = series.decided  # how it was decided across the seeds, with its spread
     values = series.spread() if not series.statistical else None

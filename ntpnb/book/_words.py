@@ -22,6 +22,7 @@ from mdit_py_plugins.dollarmath import dollarmath_plugin
 from mdit_py_plugins.myst_role import myst_role_plugin
 from sphinx.application import Sphinx
 
+from .._markdown import CLOSING_PUNCTUATION
 from .._templates import render, render_inline
 from .._text import whole_number_pieces
 
@@ -83,8 +84,6 @@ def keep_table_words(_app: Sphinx, doctree: nodes.document, _docname: str) -> No
                 parent.insert(index + offset, node)
 
 
-#: Closing punctuation right after inline math or code (``$x$),``), which belongs to its line.
-_CLOSING = re.compile(r"[)\]},.;:!?]+")
 #: U+2060 WORD JOINER: no line may end on either side of it.
 WORD_JOINER = "\u2060"
 
@@ -96,7 +95,7 @@ def _closing_after(node: nodes.Node) -> tuple[nodes.Element, int, nodes.Text, re
         return None
     index = parent.index(node)
     after = parent[index + 1] if index + 1 < len(parent) else None
-    closing = _CLOSING.match(str(after)) if isinstance(after, nodes.Text) else None
+    closing = CLOSING_PUNCTUATION.match(str(after)) if isinstance(after, nodes.Text) else None
     return (parent, index, after, closing) if closing else None  # type: ignore[return-value]
 
 

@@ -50,6 +50,8 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
+from markupsafe import Markup
+
 from .._markdown import math_html
 from .._templates import render_inline
 from ..errors import ClaimCheckError, InvalidDataError
@@ -301,6 +303,14 @@ class ClaimLog:
         atomic_write_text(self.path, self.record.dump())
 
 
+def _typeset(text: str) -> str | Markup:
+    """A check's words for its table's cell: their ``$...$`` as math (:func:`math_html`), if any.
+
+    Words without math stay text, so that the template keeps each hyphenated word whole.
+    """
+    return math_html(text) if "$" in text else text
+
+
 @dataclass(frozen=True)
 class ClaimTable:
     """A block of claim checks (and qualifications): one summary line that opens to their table.
@@ -338,7 +348,7 @@ class ClaimTable:
             {
                 "result": c.result,
                 "word": RESULT_WORDS[c.result],
-                "cells": (c.label, c.what, c.paper, c.measured, c.required),
+                "cells": (c.label, _typeset(c.what), _typeset(c.paper), c.measured, c.required),
             }
             for c in self.checks
         ]

@@ -158,6 +158,13 @@ class Check:
             )
         if self.protocol != "" and not (isinstance(self.protocol, str) and PROTOCOL_KEY.match(self.protocol)):
             raise InvalidDataError(f"claim {self.claim}: {self.protocol!r} is not a protocol's key")
+        for name, words in (("what", self.what), ("paper", self.paper)):
+            pieces = str(words).split("$")
+            if len(pieces) % 2 == 0 or any("|" in math for math in pieces[1::2]):
+                raise InvalidDataError(
+                    f"claim {self.claim}: its {name} {words!r} must close each $...$ of its math, and "
+                    "write a norm or an absolute value with \\lVert or \\lvert (a bar ends a table's cell)"
+                )
 
     @property
     def basis(self) -> str:

@@ -106,7 +106,7 @@ class ClaimSpec:
 
 #: The most words a short statement has.
 SHORT_WORDS = 13
-_MARKUP = re.compile(r"[$`_|\\<>\[\]{}]")
+_MARKUP = re.compile(r"[$`_|\\<>\[\]{}*^~]")
 
 
 def _short(claim_id: str, short: str, values: Mapping[str, float]) -> str:
@@ -187,7 +187,7 @@ _CLAIMS: tuple[ClaimSpec, ...] = (
             r"$\mathcal{P}_\mathscr{F}(W_B) \to W^\star$"
         ),
         paper_value="theorem (no figure)",
-        short="The regularization path aligns with the NTP-SVM; its finite part tends to W*",
+        short="The regularization path aligns with the NTP-SVM; its finite part converges",
         limit="horizon",
     ),
     ClaimSpec(
@@ -207,7 +207,7 @@ _CLAIMS: tuple[ClaimSpec, ...] = (
             r"gradient descent: $W_k$ aligns with $W^{\rm mm}$, $\mathcal{P}_\mathscr{F}(W_k) \to W^\star$"
         ),
         paper_value="theorem",
-        short="Gradient descent aligns with the NTP-SVM; its finite part tends to W*",
+        short="Gradient descent aligns with the NTP-SVM; its finite part converges",
         limit="horizon",
     ),
     ClaimSpec(
@@ -236,7 +236,7 @@ _CLAIMS: tuple[ClaimSpec, ...] = (
             r"orthogonal"
         ),
         paper_value=r"$\langle W^{\rm mm}, W^\star\rangle = 0$",
-        short="The NTP-SVM depends on the supports, W* on the probabilities; they are orthogonal",
+        short="The NTP-SVM depends on the supports, the finite part on the probabilities: orthogonal",
     ),
     ClaimSpec(
         id="A11",

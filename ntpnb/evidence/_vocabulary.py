@@ -212,6 +212,10 @@ UNDECIDED = "undecided"
 DECISION_WORDS: Mapping[bool | None, str] = MappingProxyType({True: HOLDS, False: FAILS, None: UNDECIDED})
 
 
+#: How a requirement writes a relation typed in ASCII: as a reader reads it, never ``<=`` or ``==``.
+RELATION_SIGNS = {"<=": "≤", ">=": "≥", "==": "="}
+
+
 def required_bound(relation: str, target: object, tol: float) -> str:
     """What a check requires of its number: ``"= -1 ± 0.02"``, ``"< 1e-12"``, ``"in [0.8, 1.2]"``."""
     if relation == "in":
@@ -219,7 +223,7 @@ def required_bound(relation: str, target: object, tol: float) -> str:
         return f"in [{format_bound(low)}, {format_bound(high)}]"
     if relation == "~" and tol > 0:
         return f"= {format_bound(target)} ± {format_bound(tol)}"  # type: ignore[arg-type]
-    shown = "=" if relation == "~" else relation  # a tolerance of 0: exactly
+    shown = "=" if relation == "~" else RELATION_SIGNS.get(relation, relation)  # a tolerance of 0: exactly
     return f"{shown} {format_bound(target)}"  # type: ignore[arg-type]
 
 

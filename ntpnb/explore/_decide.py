@@ -64,7 +64,8 @@ class CheckMap:
     @property
     def slug(self) -> str:
         """A file name for it: ``"a8-sanity-w-1-w-5-3f2a9c"`` (its words, then a hash of its key)."""
-        words = re.sub(r"[^a-z0-9]+", "-", f"{self.claim} {self.kind} {self.what}".lower()).strip("-")
+        what = re.sub(r"\\[A-Za-z]+", " ", self.what)  # a TeX command is no word of it
+        words = re.sub(r"[^a-z0-9]+", "-", f"{self.claim} {self.kind} {what}".lower()).strip("-")
         digest = hashlib.sha256(repr((self.claim, self.kind, self.protocol, self.what)).encode()).hexdigest()
         return f"{words[:48].rstrip('-')}-{digest[:6]}"
 

@@ -14,6 +14,7 @@ drawn at the axis and said so, never dropped.
 from __future__ import annotations
 
 import math
+import re
 import textwrap
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -148,8 +149,29 @@ def _draw_required(ax: Axes, check_map: CheckMap, log_y: bool) -> None:
         ax.axhline(float(target), **style)
 
 
+#: TeX that MathJax reads but matplotlib's mathtext does not, and what mathtext reads for it.
+_MATHTEXT = (
+    (re.compile(r"\\[lr]Vert\b"), r"\\Vert"),
+    (re.compile(r"\\[lr]vert\b"), "|"),
+    (re.compile(r"\\(le|ge)\b"), r"\\\1q"),
+)
+#: A space inside inline math, kept while the text is wrapped (a line never breaks inside math).
+_MATH_SPACE = "\x00"
+
+
+def _plot_text(text: str) -> str:
+    """A check's words (their math in ``$...$``, as the book writes it) as matplotlib draws them."""
+    for tex, mathtext in _MATHTEXT:
+        text = tex.sub(mathtext, text)
+    return text
+
+
 def _wrapped(text: str, width: int = 42) -> str:
-    return "\n".join(textwrap.wrap(text, width))
+    """``text`` in lines of about ``width`` characters, each piece of inline math on one line."""
+    parts = _plot_text(text).split("$")
+    kept = "$".join(p.replace(" ", _MATH_SPACE) if i % 2 else p for i, p in enumerate(parts))
+    lines = textwrap.wrap(kept, width, break_long_words=False, break_on_hyphens=False)
+    return "\n".join(lines).replace(_MATH_SPACE, " ")
 
 
 def fit_title(ax: Axes, width: int = 34) -> None:

@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from statistics import median
 
 from .._digits import format_number
-from .._markdown import escape_markdown, markdown_table
+from .._markdown import escape_markdown, escape_markdown_but_math, markdown_table
 from .._text import join_words, value_range
 from ..evidence._vocabulary import DECISION_WORDS
 from ._decide import CheckMap, check_maps
@@ -101,7 +101,7 @@ def _caption(check_map: CheckMap, grid: Grid, n_seeds: int, paper: Mapping[str, 
     if setting := paper_words(grid, paper):
         drawn = f"{drawn} {escape_markdown(setting)}"
     return (
-        f"{escape_markdown(check_map.label)} {escape_markdown(check_map.what)}, "
+        f"{escape_markdown(check_map.label)} {escape_markdown_but_math(check_map.what)}, "
         f"required {escape_markdown(check_map.required)} "
         f"({check_map.basis}). {drawn} It {escape_markdown(where_it_holds(check_map, grid))}; "
         f"{escape_markdown(boundary_summary(check_map, grid))}."
@@ -109,7 +109,10 @@ def _caption(check_map: CheckMap, grid: Grid, n_seeds: int, paper: Mapping[str, 
 
 
 def _map_section(index: int, check_map: CheckMap, results: GridResults, figure: str | None) -> list[str]:
-    lines = [f"## {index}. {escape_markdown(check_map.label)}: {escape_markdown(check_map.what)}", ""]
+    lines = [
+        f"## {index}. {escape_markdown(check_map.label)}: {escape_markdown_but_math(check_map.what)}",
+        "",
+    ]
     caption = _caption(check_map, results.grid, len(results.seeds), results.paper)
     if figure:
         alt = (
@@ -133,14 +136,12 @@ def _summary_table(results: GridResults, maps: Sequence[CheckMap]) -> str:
     """The table summing up every map: its check, what it requires, where it holds, its boundary."""
     rows = [
         [
-            escape_markdown(cell)
-            for cell in (
-                m.label,
-                m.what,
-                m.required,
-                where_it_holds(m, results.grid),
-                boundary_summary(m, results.grid),
-            )
+            escape_markdown(m.label),
+            escape_markdown_but_math(m.what),
+            *(
+                escape_markdown(cell)
+                for cell in (m.required, where_it_holds(m, results.grid), boundary_summary(m, results.grid))
+            ),
         ]
         for m in maps
     ]
@@ -165,7 +166,7 @@ def map_page(results: GridResults, figures: Mapping[str, str], maps: Sequence[Ch
     lines += [_summary_table(results, maps), ""]
     if budget := budget_notes(results, maps):
         lines += ["Where a failure may be the budget, not the claim:", ""]
-        lines += [f"- {escape_markdown(note)}" for note in budget] + [""]
+        lines += [f"- {escape_markdown_but_math(note)}" for note in budget] + [""]
     for index, m in enumerate(maps, 1):
         lines += _map_section(index, m, results, figures.get(m.slug))
     return "\n".join(lines)

@@ -18,7 +18,9 @@ import pytest
 from ntpnb.book._code_names import chapter_parameter_names, defined_names, found_names
 from ntpnb.book._glossary import first_uses
 from ntpnb.book._page_scan import (
+    ASCII_MATH,
     Finding,
+    ascii_math,
     bracket_balance,
     caption_parameters,
     code_names,
@@ -166,6 +168,61 @@ def test_a_code_name_is_found_in_what_a_reader_reads_but_not_in_code():
     # the prose's citation of the API, a cell's source, a command or the notation's code column
     assert found == ["corr_corrected", "squared_softmax", "dist_F", "ntpnb-hinge-newton", "n_iter"]
     assert not any("W_k" in text for text in read_texts(parse(WORDS)))  # math is not read as words
+
+
+ASCII = """<html><body><main>
+<p>The limit <span class="math notranslate nohighlight">\\(\\lVert W_k\\rVert \\to \\infty\\)</span>
+is typeset;
+circular windows: largest H_{t+1} - H_t, as <code>W_k</code> in code.</p>
+<table class="ntpnb-claim-table"><tr><td>||w_1 - w_5|| / ||W^mm||</td><td>mean corr(W, W~mm) at the end</td>
+<td>H_t >= H_{t+1} (Remark 2)</td><td><span class="math">\\(W^\\star\\)</span> at the end</td></tr></table>
+<div class="cell docutils container"><div class="cell_input docutils container">
+<div class="highlight"><pre>W_star = limits.W_mm  # W* and W^mm</pre></div></div>
+<div class="cell_output docutils container"><div class="output stream highlight">
+<pre>[PASS] A8 $\\lVert w_1 - w_5\\rVert$ (W^mm's rows)</pre></div></div></div>
+<h2>GD drives CE - H to 0 and P_F(W_k) -> W*</h2>
+<p>A sub-dataset of 3-4 tokens, claims A1-A16, d/m = 1/2, x * y, seeds 0-4 and 01_entropy.</p>
+</main></body></html>"""
+
+
+def test_ascii_math_is_found_in_words_a_reader_reads_but_not_in_math_code_or_printed_lines():
+    found = [(f.rule, f.what) for f in ascii_math(parse(ASCII))]
+    # the prose, the cells of a table of checks, a heading; not the math, the inline code, the
+    # cell's source, its printed line (terminal text) or plain words with hyphens and stars
+    assert found == [
+        ("ASCII math", "H_{ H_t"),
+        ("ASCII math", "|| w_1 w_5 ^mm"),
+        ("ASCII math", "~mm"),
+        ("ASCII math", "H_t >= H_{"),
+        ("ASCII math", "CE - H P_F W_k -> W*"),
+    ]
+    assert ascii_math(parse(CLEAN)) == [] and ascii_math(parse(WORDS)) == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "||W_B|| = B",
+        "W^d meeting (6)",
+        "CE^T = I",
+        "L(W) - L*",
+        "e^{-s}",
+        "w_1 = w_5",
+        "m_t",
+        "W^inf",
+        "x <= 1",
+    ],
+)
+def test_each_kind_of_ascii_math_is_a_finding(text):
+    assert ASCII_MATH.search(text), text
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["sub-dataset", "A1-A16", "seeds 0-4", "≤ 0.01", "n_iter", "01_entropy", "<-> both", "Fig. 3*", "1/2"],
+)
+def test_plain_words_and_numbers_are_no_ascii_math(text):
+    assert not ASCII_MATH.search(text), text
 
 
 def test_a_word_written_twice_in_a_row_is_found_but_not_math_or_numbers_twice():
@@ -331,6 +388,26 @@ def test_no_page_shows_a_name_from_the_code(built_book, record_property):
         f"{page}: {f}" for page, findings in found.items() for f in findings if f.what not in KNOWN_CODE_NAMES
     ]
     assert not unknown, "\n".join(unknown)
+
+
+@pytest.mark.slow
+def test_no_page_shows_math_typed_in_ascii(built_book, record_property):
+    """No prose, heading, table (a chapter's checks, the report's cards) or caption shows math typed in
+    ASCII (``||W^mm||``, ``H_{t+1}``, ``>=``): a check's words, like the prose, typeset it. The API
+    reference and its indexes are the code's own words, as for :func:`page_code_names`."""
+    html = built_book / "_build" / "html"
+    pages = [
+        page
+        for page in book_pages(html)
+        if page.relative_to(html).parts[:2] != ("book", "api") and page.name not in API_PAGES
+    ]
+    assert len(pages) >= 12, pages  # the chapters, the report, the claims page, the pages about the book
+    findings = {
+        str(page.relative_to(html)): ascii_math(parse(page.read_text(encoding="utf-8"))) for page in pages
+    }
+    record_property("ascii_math_by_page", {page: len(f) for page, f in findings.items() if f})
+    shown = [f"{page}: {f}" for page, found in findings.items() for f in found]
+    assert not shown, "\n".join(shown)
 
 
 @pytest.mark.slow

@@ -84,6 +84,10 @@ def code(printed):
     return {"cell_type": "code", "source": "", "metadata": {}, "outputs": [out]}
 
 
+#: The failing check's words, its math typeset on the pages (the paper's too), as a chapter writes it.
+DECAY = r"decay rate of $\operatorname{CE} - \mathcal{H}$"
+
+
 @pytest.fixture
 def run(tmp_path, capsys):
     """A fake chapter run: two passing checks of A1 (one section each), one failing A2."""
@@ -92,7 +96,7 @@ def run(tmp_path, capsys):
     log.check("A1", "gap at random W", 0.25, ">", 0.0, digits=2)
     log.check("A1", "gap where softmax = p", 1e-15, "<", 1e-12, floor=1e-12)
     log.check("A1", "KL sum is non-negative", 0.1, ">=", 0.0, kind="sanity")
-    assert not log.check("A2", "decay rate", -0.5, "~", -1.0, tol=0.02, paper="e^{-gamma}")
+    assert not log.check("A2", DECAY, -0.5, "~", -1.0, tol=0.02, paper=r"$e^{-\gamma}$")
     with pytest.raises(ClaimCheckError):
         log.conclude()
     printed = capsys.readouterr().out.split("[")
@@ -121,7 +125,7 @@ def test_chapter_sections_finds_the_heading_above_each_check(run):
     )
     assert sections[("A1", "gap where softmax = p")] == ("Equality", "equality")
     assert sections[("A1", "KL sum is non-negative")] == ("Equality", "equality")  # "A1 (sanity) ..."
-    assert sections[("A2", "decay rate")] == ("Equality", "equality-1")  # level 4: no anchor
+    assert sections[("A2", DECAY)] == ("Equality", "equality-1")  # level 4: no anchor
 
 
 def test_heading_slugs_are_those_of_myst():
@@ -192,8 +196,8 @@ def test_report_lists_every_claim_with_its_status(run):
     a2 = _card(report, "A2")
     assert "the evidence holds at no seed</span></span> the evidence fails at the one seed" in a2
     assert "<summary>1 evidence check: fails.</summary>" in a2
-    assert "  - decay rate: ours -0.5000; required = -1 ± 0.02; fails at the one seed\n" in a2
-    failed = "decay rate: fails at seed 0 (measured -0.5000, required = -1 ± 0.02)"
+    assert f"  - {DECAY}: ours -0.5000; required = -1 ± 0.02; fails at the one seed\n" in a2  # math kept
+    failed = f"{DECAY}: fails at seed 0 (measured -0.5000, required = -1 ± 0.02)"
     assert f"\nDecided by\n: {failed}\n" in a2 and "\nOurs\n" not in a2  # why, said once
     assert "\nFailed\n" not in a2  # what decides is not said twice
     assert "(/outputs/notebooks/07_demo.ipynb#equality-1)" in a2
@@ -214,7 +218,7 @@ def test_report_lists_every_claim_with_its_status(run):
     tally = "4 checks across seed 0: 3 hold, 1 fails"  # each outcome in its own word, as the chapter says it
     assert f"<span>(claims: 1 reproduced, 1 check failed (A2); {tally})</span>" in report
     assert "| *sanity:* KL sum is non-negative |" in report
-    assert "| -0.5000 | = -1 ± 0.02 | e^\\{-gamma\\} | at the one seed | **fails** |" in report
+    assert f"| {DECAY} | -0.5000 | = -1 ± 0.02 | $e^{{-\\gamma}}$ | at the one seed | **fails** |" in report
     assert "| \\< 1e-12 | \\< 1e-12 |" in report
 
 
@@ -240,15 +244,20 @@ def test_summary_is_the_chapter_claim_table(run):
     table = log.summary()
     text = repr(table)
     assert text.splitlines()[0] == "Every check of this chapter: 3 passed, 1 failed"
-    assert "PASS A1 (sanity) KL sum is non-negative: 0.1000 (required >= 0)" in text
-    assert "FAIL A2   decay rate: -0.5000 (required = -1 ± 0.02)" in text
+    assert "PASS A1 (sanity) KL sum is non-negative: 0.1000 (required ≥ 0)" in text
+    assert f"FAIL A2   {DECAY}: -0.5000 (required = -1 ± 0.02)" in text  # a terminal prints the TeX
     html = table._repr_html_()
     assert html.startswith(
         '<details class="ntpnb-checks ntpnb-chapter-checks ntpnb-has-fail">'
         "<summary>Every check of this chapter"
     )
     assert html.count("<tr class=") == 4 and 'class="ntpnb-fail"' in html
-    assert "<th>paper</th>" in html and "e^{-gamma}" in html
+    assert "<th>paper</th>" in html and "$" not in html  # the math typeset, as MathJax reads it
+    assert '<td><span class="math notranslate nohighlight">\\(e^{-\\gamma}\\)</span></td>' in html
+    assert (
+        'decay rate of <span class="math notranslate nohighlight">\\(\\operatorname{CE} - \\mathcal{H}\\)'
+        in html
+    )
 
 
 def test_report_gives_findings_and_qualifications_their_verdicts(tmp_path, capsys):

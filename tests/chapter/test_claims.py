@@ -318,7 +318,9 @@ def test_a_qualifications_math_is_typeset_in_its_table_never_printed_raw(log):
     assert (
         "<li><strong>A4</strong> the threshold "
         '<span class="math notranslate nohighlight">\\(d/m = 1/2\\)</span> holds as '
-        '<span class="math notranslate nohighlight">\\(m \\to \\infty\\)</span>; at '
+        # the semicolon that closes the formula stays on its line
+        '<span class="ntpnb-word"><span class="math notranslate nohighlight">'
+        "\\(m \\to \\infty\\)</span>;</span> at "
         '<span class="math notranslate nohighlight">\\(m\\)</span> = 16 &amp; &lt;b&gt;</li>'
     ) in html
     assert "$" not in html
@@ -453,3 +455,19 @@ def test_a_check_glues_what_it_measured_so_the_prose_quotes_the_checks_own_numbe
     assert glued["ch07_corr"] == "0.9930 ± 0.0012"  # a sample's estimate as a sentence quotes it
     log.check("A6", "norm grows", 1.0, ">", 0.0)
     assert len(glued) == 2  # nothing glued unless asked
+
+
+@pytest.mark.parametrize(
+    ("what", "paper"),
+    [
+        (r"decay rate of $\operatorname{CE} - \mathcal{H}", ""),  # its math left open
+        (r"$|w_1 - w_5| / \lVert W^{\rm mm}\rVert$", ""),  # a bar would end the report's table cell
+        ("gap", r"$\operatorname{CE} \to \mathcal{H}"),
+    ],
+)
+def test_a_check_refuses_its_math_left_open_or_a_bar_inside_it(log, what, paper):
+    with pytest.raises(InvalidDataError, match=r"must close each \$\.\.\.\$ of its math"):
+        log.check("A1", what, 0.5, ">", 0.0, paper=paper)
+    assert not log.checks  # nothing recorded
+    typeset = log.check("A1", r"$\lvert w_1 - w_5\rvert / \lVert W^{\rm mm}\rVert$", 0.5, ">", 0.0)
+    assert typeset and log.checks[0].what.startswith(r"$\lvert w_1")

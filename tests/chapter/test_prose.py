@@ -103,3 +103,18 @@ def test_escape_markdown_but_math_keeps_inline_math_and_escapes_the_rest():
         r"under \[authors' loss\] (the loss $(1-\mathrm{softmax}(Ef_W(X))_y)^2$, not \*stated\*): 0.99"
     )
     assert escape_markdown_but_math("costs $5, or [more]") == escape_markdown("costs $5, or [more]")
+
+
+def test_math_html_typesets_math_and_keeps_the_punctuation_closing_it_on_its_line():
+    from ntpnb._markdown import math_html
+
+    def math(tex):
+        return f'<span class="math notranslate nohighlight">\\({tex}\\)</span>'
+
+    html = math_html(r"$\lVert W\rVert$ / at $W_0$, largest step (exact $W^\star$) & 100000 < 2")
+    norm, star = math(r"\lVert W\rVert"), math(r"W^\star")
+    assert html == (
+        f'{norm} / at <span class="ntpnb-word">{math("W_0")},</span> largest step (exact '
+        f'<span class="ntpnb-word">{star})</span> &amp; 100,000 &lt; 2'
+    )
+    assert math_html("no math: a < b") == "no math: a &lt; b"

@@ -554,7 +554,7 @@ def test_a_requirement_says_how_a_check_is_tested_never_how_it_came_out(test, ki
 def test_a_rate_that_must_be_zero_is_tested_on_its_count():
     never = sample_of("rate", [0] * 900)
     assert requirement_words("==", 0.0, 0.0, never, "claim") == (
-        "== 0 (on the count of trials: any one is a counterexample)"
+        "= 0 (on the count of trials: any one is a counterexample)"
     )
     assert never.decide("==", 0.0, 0.0, "claim") and not sample_of("rate", [0] * 899 + [1]).decide(
         "==", 0.0, 0.0, "claim"

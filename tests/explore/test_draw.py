@@ -36,7 +36,7 @@ LABELS = MapLabels(
 def growth(point, seed):
     """A check whose value is 0 at the largest step (a log scale cannot show it)."""
     value = 0.0 if point["lr"] == 100.0 else point["lr"] * (1 + seed / 10)
-    return [point_check("A2", "||W_k|| / k after the budget", value, "<", 2.0)]
+    return [point_check("A2", r"$\lVert W_k\rVert / k$ after the budget", value, "<", 2.0)]
 
 
 @pytest.fixture
@@ -113,7 +113,11 @@ def test_a_map_without_labels_names_its_value_by_the_check_not_value():
     (check_map,) = check_maps(run_grid(STEPS, (0, 1), growth))
     fig = draw_map(check_map, STEPS)
     try:
-        assert fig.axes[0].get_ylabel().replace("\n", " ") == "||W_k|| / k after the budget"
+        # the check's math as matplotlib's mathtext reads it (no \lVert), each piece on one line
+        assert fig.axes[0].get_ylabel() == "$\\Vert W_k\\Vert / k$ after the\nbudget"
+        title = fig.axes[0].get_title(loc="left")
+        assert all(line.count("$") % 2 == 0 for line in title.splitlines()), title
+        fig.canvas.draw()  # the math is laid out: mathtext reads all of it
         assert "≤ 0, drawn at the axis" not in legend_texts(fig)  # a linear scale shows 0
         assert not [line for line in fig.axes[0].get_lines() if line.get_marker() == "v"]
     finally:

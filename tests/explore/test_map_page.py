@@ -22,7 +22,7 @@ GRID = Grid((Axis("lr", (0.1, 1.0, 10.0), "0.1..10:log:3", log=True),))
 
 def tree_checks(point, seed):
     return [
-        ("A2", "||W_k|| / k after the budget", point["lr"] * (1 + seed / 10), "<", 2.0, {}),
+        ("A2", r"$\lVert W_k\rVert / k$ after the budget", point["lr"] * (1 + seed / 10), "<", 2.0, {}),
         ("A2", "loss is finite", 1.0, ">", 0.0, {"kind": "sanity"}),
     ]
 
@@ -39,9 +39,9 @@ def test_the_map_page_says_what_was_explored_then_summarizes_and_shows_every_map
         "`0.1..10:log:3` (0.1, 1.0, 10.0, log scale); fixed: `iters=200`: 3 points, each at every seed."
     )
     assert "- lr=10.0: seed 2 is not counted (its last run failed (ValueError: diverged))" in lines
-    # the summary: one row per check, its "|" escaped; where it holds and its boundary
+    # the summary: one row per check, its math typeset; where it holds and its boundary
     assert (
-        r"| A2 | \|\|W\_k\|\| / k after the budget | \< 2 | holds at 2 of 3 points (lr = 0.1 and 1.0), "
+        r"| A2 | $\lVert W_k\rVert / k$ after the budget | \< 2 | holds at 2 of 3 points (lr = 0.1 and 1.0), "
         r"fails at 1 | between lr = 1.0 (holds) and 10.0 (fails) |"
     ) in lines
     assert (
@@ -49,7 +49,7 @@ def test_the_map_page_says_what_was_explored_then_summarizes_and_shows_every_map
         "undecided at 1 | no boundary: it holds at every point where it is decided |" in lines
     )
     # each map: a heading, the figure where there is one (named, with alt text), its numbers
-    assert r"## 1. A2: \|\|W\_k\|\| / k after the budget" in lines
+    assert r"## 1. A2: $\lVert W_k\rVert / k$ after the budget" in lines
     assert f"```{{figure}} {maps[0].slug}.png" in lines and f":name: map-{maps[0].slug}" in lines
     assert "## 2. A2 (sanity): loss is finite" in lines
     assert page.count("```{figure}") == 1  # the second map has no figure: its caption and numbers
@@ -98,7 +98,7 @@ def test_ntpnb_book_run_builds_the_map_page_of_an_explore_tree(tmp_path):
     cmd = [sys.executable, "-m", "ntpnb.cli", "book", "--root", str(ROOT), "--run", str(tree), "--no-pdf"]
     proc = subprocess.run(cmd, cwd=tmp_path, capture_output=True, text=True)
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert "A2 ||W_k|| / k after the budget (required < 2): holds at 1 of 3 points" in proc.stdout
+    assert r"A2 $\lVert W_k\rVert / k$ after the budget (required < 2): holds at 1 of 3 points" in proc.stdout
     maps = tree / "maps"
     assert (maps / "maps.md").is_file() and (maps / "maps.json").is_file()
     assert len(list(maps.glob("*.png"))) == len(list(maps.glob("*.pdf"))) == 2

@@ -65,7 +65,7 @@ def test_a_sweep_runs_as_tasks_of_a_dask_cluster(project, dask_client):
     assert all(r.complete for r in results)
     assert [r.ok for r in results] == [True, False, True, True, False, True]
     assert results[1].failed_checks == (
-        "A1 seed parity: measured 1; required == 0 (relation ==, value 0, tolerance 0)",
+        "A1 seed parity: measured 1; required = 0 (relation ==, value 0, tolerance 0)",
     )
     layout = output_tree(results[0].executed.parent.parent)
     assert layout.root == exploratory_output_dir(project.resolve(), "quick", {})  # not the book's tree
