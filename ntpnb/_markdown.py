@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 from markupsafe import Markup
 
 from ._templates import render_inline
-from ._text import whole_number_pieces
+from ._text import group_thousands_tex, whole_number_pieces
 from .errors import InvalidDataError
 
 #: The characters MyST reads as markup, in running text and in a table cell (``|`` ends a cell).
@@ -41,7 +41,9 @@ def escape_markdown_but_math(text: object) -> str:
     For a sentence that quotes a text written in MyST (a protocol's words) among plain words.
     """
     parts = _MATH.split(str(text))
-    return "".join(part if i % 2 else escape_markdown(part) for i, part in enumerate(parts))
+    return "".join(
+        group_thousands_tex(part) if i % 2 else escape_markdown(part) for i, part in enumerate(parts)
+    )
 
 
 #: Closing punctuation right after inline math or code (``$x$),``), which belongs to its line.
@@ -64,7 +66,7 @@ def math_html(text: object) -> Markup:
         if not i % 2:
             pieces += whole_number_pieces(part)
             continue
-        math = render_inline("math_inline.html", tex=part[1:-1])
+        math = render_inline("math_inline.html", tex=group_thousands_tex(part[1:-1]))
         closing = CLOSING_PUNCTUATION.match(parts[i + 1]) if i + 1 < len(parts) else None
         if closing:  # the text after it loses its punctuation to the math
             parts[i + 1] = parts[i + 1][closing.end() :]

@@ -28,6 +28,20 @@ def group_thousands(text: str) -> str:
     return LONG_COUNT.sub(lambda m: f"{int(m.group()):,}", text)
 
 
+#: A count of five digits or more in TeX: not part of a name, a command, a decimal or a longer
+#: number (``k = 1000000``, ``(10000/1000000)^{1/2}``).
+LONG_COUNT_TEX = re.compile(r"(?<![\w.,\\])\d{5,}(?![\w]|[.,]\d|\{,\})")
+
+
+def group_thousands_tex(tex: str) -> str:
+    """``tex`` with each count of five digits or more (:data:`LONG_COUNT_TEX`) grouped as TeX groups it.
+
+    ``k = 1000000`` reads ``k = 1{,}000{,}000`` (``{,}``: a comma without the space TeX puts after
+    punctuation).
+    """
+    return LONG_COUNT_TEX.sub(lambda m: f"{int(m.group()):,}".replace(",", "{,}"), tex)
+
+
 #: A number, range or quantity a line must not end inside: a power in exponent form (``1e-08``),
 #: a range (``0-4``, ``10-90%``), a number and its unit (``19.4 GiB``, ``0.08 s``).
 _NUMBER = r"\d[\d,]*(?:\.\d+)?(?:[eE][-+\u2212]?\d+)?"

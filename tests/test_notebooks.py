@@ -67,8 +67,8 @@ def test_a_failed_check_does_not_stop_its_chapter(tmp_path, quick_run):
     assert proc.returncode == 1, proc.stdout + proc.stderr
     assert "(at the book's seed)" in proc.stderr
     assert (
-        "A2 (sanity) separable, not compatible: CE(W_k) - inf CE, step 2000 vs step 1: measured "
-        in proc.stderr
+        r"A2 (sanity) separable, not compatible: $\operatorname{CE}(W_k) - \inf \operatorname{CE}$, "
+        "step 2000 vs step 1: measured " in proc.stderr
     )
     assert "required < 1e-300 (relation <, value 1e-300, tolerance 0)" in proc.stderr
     passing = load_chapter_run(quick_run / "claims" / f"{name}.json")

@@ -46,7 +46,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from .._digits import SHOWN_DIGITS
-from .._text import LONG_COUNT
+from .._text import LONG_COUNT, LONG_COUNT_TEX
 from ._code_names import found_names
 
 if TYPE_CHECKING:  # BeautifulSoup (the test extra; the book's theme needs it too) is imported by parse
@@ -452,13 +452,15 @@ def nested_brackets(page: BeautifulSoup) -> list[Finding]:
 
 
 def ungrouped_counts(page: BeautifulSoup) -> list[Finding]:
-    """Each count of five digits or more that the page's read text shows ungrouped (``1000000``).
+    """Each count of five digits or more that the page's read text or its math shows ungrouped (``1000000``).
 
     One finding a count; what is exempt is said in the module's docstring.
     """
     findings = []
-    for content in read_texts(page):
-        for match in LONG_COUNT.finditer(content):
+    texts = [(LONG_COUNT, content) for content in read_texts(page)]
+    texts += [(LONG_COUNT_TEX, math.get_text()) for math in _body(page).select(".math")]  # its TeX
+    for pattern, content in texts:
+        for match in pattern.finditer(content):
             passage = _snippet(content, match.start(), match.end())
             findings.append(Finding("ungrouped count", passage, match.group()))
     return findings

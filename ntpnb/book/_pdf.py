@@ -142,7 +142,7 @@ MAX_BLANK = 0.5
 #: before starts: room for a heading that went with it.
 NEAR_TOP = 80
 #: How many prints may move figures before the contents are numbered (:func:`float_figures`).
-MAX_FLOAT_PRINTS = 4
+MAX_FLOAT_PRINTS = 8
 
 
 def prepare(tab: Any) -> dict[str, Any]:

@@ -24,7 +24,7 @@ from sphinx.application import Sphinx
 
 from .._markdown import CLOSING_PUNCTUATION
 from .._templates import render, render_inline
-from .._text import whole_number_pieces
+from .._text import group_thousands_tex, whole_number_pieces
 
 #: The class of a word kept on one line (``white-space: nowrap`` in the book's stylesheet).
 WORD_CLASS = "ntpnb-word"
@@ -165,8 +165,11 @@ _ROLE_TEXT = re.compile(r"^(?P<text>.*?)(?:\s*<[^<>]*>)?$", re.S)
 
 
 def _math_html(_renderer: Any, tokens: list, index: int, _options: Any, _env: Any) -> str:
-    """Inline math as Sphinx writes it, so that the book's MathJax typesets it (its class ``math``)."""
-    return str(render_inline("math_inline.html", tex=tokens[index].content))
+    """Inline math as Sphinx writes it, so that the book's MathJax typesets it (its class ``math``).
+
+    Its long counts grouped as TeX groups them (:func:`~.._text.group_thousands_tex`).
+    """
+    return str(render_inline("math_inline.html", tex=group_thousands_tex(tokens[index].content)))
 
 
 def _role_html(_renderer: Any, tokens: list, index: int, _options: Any, _env: Any) -> str:

@@ -274,6 +274,8 @@ numpy 1.26.4, seed 12345, commit 1234567, issue #12345, 100_000, 0.000123, 12345
 <pre>GD at k = 10000: corr 0.91</pre></div></div></div>
 <p>Run <code class="docutils literal">ntpnb reproduce 04 -p n_iter=100000</code>.</p>
 <table><tr><td>500</td><td>10000</td><td>3.16e+03</td></tr></table>
+<p>math: <span class="math notranslate nohighlight">\\(k = 100000\\)</span> and
+<span class="math notranslate nohighlight">\\(k = 1{,}000{,}000, W_{12}, 2^{-1074}, 1.23456\\)</span></p>
 </main></body></html>"""
 
 
@@ -281,7 +283,8 @@ def test_a_count_of_five_digits_or_more_is_found_ungrouped_but_not_a_year_an_ide
     found = [f.what for f in ungrouped_counts(parse(COUNTS))]
     # the prose's, a cell's printout and a table's; not a year, an identifier, a version, a seed,
     # a commit, a grouped or a decimal number, a cell's source or a command the prose cites
-    assert found == ["51009", "1000000", "10000", "10000"]
+    # and a count in math (its TeX), not one grouped there with {,}, an index, a power or a decimal
+    assert found == ["51009", "1000000", "10000", "10000", "100000"]
     assert ungrouped_counts(parse(CLEAN)) == []
 
 

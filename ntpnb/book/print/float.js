@@ -7,9 +7,10 @@
 // that shows it, or the figure itself) is moved after the blocks that follow it in reading order
 // (into the sections after its own, as a book's figure floats past a heading), one by one, until
 // their height fills the blank, and never after a heading alone. The figures right after it move
-// with it, in their order; it never passes another figure, so the figures keep their order, nor
-// leaves its page of the book (a chapter). Its marker (the empty block before it, whose printed
-// position says where the text before it ends) moves with it. Returns the ids of the figures moved.
+// with it, in their order; a figure it meets on its way joins it (they float on together), so the
+// figures keep their order; it never leaves its page of the book (a chapter). Its marker (the
+// empty block before it, whose printed position says where the text before it ends) moves with
+// it. Returns the ids of the figures moved.
 (moves) => {
   const MARKER_PREFIX = "ntpnb-print-before-";
   const HEADING = "h1, h2, h3, h4, h5, h6, .rubric";
@@ -30,8 +31,13 @@
       }
     }
   }
-  // A block the figure may not pass: another figure (or its marker).
-  const isBarrier = (block) => block.matches("figure, .ntpnb-print-mark") || block.querySelector("figure") !== null;
+  // A block the figure may not pass but takes along: another figure (or its marker).
+  const isFigure = (block) => block.matches("figure, .ntpnb-print-mark") || block.querySelector("figure") !== null;
+  // The figure a figure's block shows (its marker names it).
+  const figureIn = (block) =>
+    block.matches(".ntpnb-print-mark")
+      ? document.getElementById(block.id.slice(MARKER_PREFIX.length))
+      : block.matches("figure") ? block : block.querySelector("figure");
 
   // A figure's block with its marker, and the figures' blocks right after it: they float together.
   const unitOf = (figure) => figure.closest("div.cell") ?? figure;
@@ -56,9 +62,18 @@
     const blocks = group(figure);
     let last = null;
     let filled = 0;
+    const taken = new Set(blocks);
     for (const block of blocksAfter(blocks[blocks.length - 1])) {
-      if (isBarrier(block)) break;
-      if (filled >= blank && !last.matches(HEADING)) break;
+      if (taken.has(block)) continue; // a block of a figure that joined
+      if (last !== null && filled >= blank && !last.matches(HEADING)) break;
+      if (isFigure(block)) {
+        const other = figureIn(block);
+        if (!other) break;
+        const joined = group(other).filter((b) => !taken.has(b));
+        joined.forEach((b) => taken.add(b));
+        blocks.push(...joined);
+        continue;
+      }
       last = block;
       filled += block.getBoundingClientRect().height;
     }
