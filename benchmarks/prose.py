@@ -47,12 +47,12 @@ The NTP-SVM methods, in the order of the table:
   row among thousands left the unpolished answer, 1e-7 to 3e-6 from `W^mm` at the larger sizes).
 - **naive cvxpy (triples)**: the problem as the paper states it, one cvxpy constraint per
   (context, in-support token, out-of-support token) triple and per in-support pair, solved by
-  CLARABEL.
+  Clarabel.
 - **sparse cvxpy**: the same problem in anchor form as two sparse constraint matrices on
-  `vec(W)`, solved by CLARABEL (the solve only).
+  `vec(W)`, solved by Clarabel (the solve only).
 - **cvxpy aux/context**: one auxiliary variable `c_j` per context (the common in-support logit),
   `(W h_j)_z = c_j` on `S_j` and `(W h_j)_v <= c_j - 1` off it, as two sparse constraint matrices,
-  solved by CLARABEL (the solve only).
+  solved by Clarabel (the solve only).
 - **fast**: `ntpnb.linear._active_set.solve_active_set`, what `ntpnb.solve_ntp_svm` uses now: a
   primal-dual active-set method on the dual in the Gram matrix `H H^T` (one variable per (context,
   token) pair; no basis of F), verified by constraints, KKT conditions with explicit multipliers
