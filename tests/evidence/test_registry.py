@@ -101,7 +101,7 @@ def _paper_numbers(claim_ids) -> dict[str, str]:
 
 def _typed(text: str, numbers: dict[str, str]) -> list[str]:
     """The numbers typed in ``text`` (not part of a longer number)."""
-    return [n for n in numbers if re.search(rf"(?<![\d.]){re.escape(n)}(?!\d)", text)]
+    return [n for n in numbers if re.search(rf"(?<![\d.]){re.escape(n)}(?!\.?\d)", text)]
 
 
 def _quoted_paper_values(cell: str) -> list[str]:
