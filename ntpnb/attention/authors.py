@@ -66,8 +66,11 @@ class StoredCurve:
 
     @property
     def source(self) -> str:
-        """What it is and where: ``"the authors' stored Fig. 6a (<path> at 0d105ef), local correlation"``."""
-        return f"the authors' stored {self.figure} ({self.path} at {self.commit[:7]}), {self.curve}"
+        """What it is and where: ``"the authors' stored Fig. 6a, local correlation, in <path> at 0d105ef"``.
+
+        In no brackets of its own: a sentence quotes it in its own aside.
+        """
+        return f"the authors' stored {self.figure}, {self.curve}, in {self.path} at {self.commit[:7]}"
 
 
 @dataclass(frozen=True)

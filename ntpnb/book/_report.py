@@ -494,8 +494,11 @@ MAPS_TITLE = "Beyond the papers' settings"
 
 
 def map_finding(series: Series) -> str:
-    """A map's measurement in a sentence: ``"what: established, 0.93 ± 0.01 ... (required > 0.5)"``."""
-    return f"{series.name}: {series.outcome}, {series.quote()} (required {series.first.required})"
+    """A map's measurement in a sentence: ``"what: established, 0.93 ± 0.01 ...; required > 0.5 (...)"``.
+
+    The requirement follows a semicolon, since it carries an aside in brackets (how it is tested).
+    """
+    return f"{series.name}: {series.outcome}, {series.quote()}; required {series.first.required}"
 
 
 #: What a map's line in the report says when no chapter of the run stated its headline.

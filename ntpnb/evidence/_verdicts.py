@@ -292,10 +292,11 @@ def _failure(series: Series) -> str:
 def _note(series: Series) -> str:
     """A measurement's or a finding's line, with what it tests.
 
-    ``"measurement not established: what > 0 (to be established ...) (ours -0.0023 ...)"``.
+    ``"measurement not established: what > 0 (to be established ...); ours -0.0023 ..."``: ours after
+    a semicolon, since its quote and the requirement each carry an aside in brackets.
     """
     c = series.first
-    return f"{c.kind} {series.outcome}: {series.name} {c.required} (ours {series.quote()})"
+    return f"{c.kind} {series.outcome}: {series.name} {c.required}; ours {series.quote()}"
 
 
 def _marginal(series: Series) -> str:

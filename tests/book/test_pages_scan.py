@@ -328,31 +328,6 @@ def test_no_other_page_shows_raw_tex_or_a_hidden_figure(built_book):
     assert not findings, "\n".join(findings)
 
 
-#: The code's names still on the book's pages, each where its words come from (a file that still
-#: writes it, which a test holds), for whoever owns that wording to replace: this list is emptied,
-#: never extended. The evidence layer names a card's and a check table's test by its kind; the
-#: chapters' statistics (issue 79) name their checks with the run's parameters.
-KNOWN_CODE_NAMES: dict[str, tuple[str, str]] = {
-    "mean_quantile": (
-        "ntpnb/evidence/_samples.py",
-        "a test named by its kind, '(mean_quantile test)', in the cards and the check tables",
-    ),
-    "n_iter": ("notebooks/07_attention.md", "B7's check 'min over trials of ||W(end)|| / (lr * n_iter)'"),
-    "long_iter": (
-        "notebooks/04_gd_synthetic_instance.md",
-        "A7's check '||P_F(W_k) - W*||, long_iter over n_iter'",
-    ),
-}
-
-
-def test_each_known_code_name_is_still_written_where_it_comes_from():
-    """A name fixed where it comes from leaves :data:`KNOWN_CODE_NAMES` too (the list only shrinks)."""
-    names = defined_names() | chapter_parameter_names(ROOT / "notebooks")
-    for name, (source, _) in KNOWN_CODE_NAMES.items():
-        assert name in names, name
-        assert name in (ROOT / source).read_text(encoding="utf-8"), f"{name}: fixed? remove it from the list"
-
-
 #: The pages of the API reference besides ``book/api/``: its overview and Sphinx's indexes of names.
 API_PAGES = frozenset({"api.html", "py-modindex.html", "genindex.html", "search.html"})
 
@@ -380,17 +355,14 @@ def page_code_names(html: Path, pages: list[Path]) -> dict[str, list[Finding]]:
 @pytest.mark.slow
 def test_no_page_shows_a_name_from_the_code(built_book, record_property):
     """No prose, heading, table, caption or cell output names what the code defines (``corr_corrected``,
-    ``ntpnb-active-set``), but the known names the evidence layer's wording still shows."""
+    ``ntpnb-active-set``)."""
     html = built_book / "_build" / "html"
     found = page_code_names(html, book_pages(html))
     assert len(found) >= 12, sorted(found)
     counts = {page: len(findings) for page, findings in found.items() if findings}
     record_property("code_names_by_page", counts)
-    print(f"\ncode names by page (the known ones included): {counts}")
-    unknown = [
-        f"{page}: {f}" for page, findings in found.items() for f in findings if f.what not in KNOWN_CODE_NAMES
-    ]
-    assert not unknown, "\n".join(unknown)
+    shown = [f"{page}: {f}" for page, findings in found.items() for f in findings]
+    assert not shown, "\n".join(shown)
 
 
 @pytest.mark.slow
@@ -476,37 +448,6 @@ def test_each_terms_first_use_on_a_page_is_its_link_to_the_glossary(built_book):
     assert {page: terms for page, terms in found.items() if terms} == {}
 
 
-#: The nested asides still on the book's pages: the words that open an inner aside there ->
-#: the file that writes them and its words (a test holds that it still does). The evidence layer's
-#: numbers carry their own aside ("ours 0.87 (98% interval ...)", "required > 0 (to be
-#: established by ...)", "p = 0.0001 (at its Monte Carlo floor)"), which a card or a sentence then
-#: puts inside its own brackets. This list is emptied, never extended.
-KNOWN_NESTED_ASIDES: dict[str, tuple[str, str]] = {
-    "(to be established by": ("ntpnb/evidence/_vocabulary.py", "to be established by a one-sided"),
-    "(the seeds\u2019 trials pooled": (
-        "ntpnb/evidence/_vocabulary.py",
-        "the seeds' trials pooled in one exact",
-    ),
-    "% interval ": ("ntpnb/evidence/_vocabulary.py", "interval {g(low)} to {g(high)}"),
-    "Monte Carlo floor)": ("ntpnb/evidence/_vocabulary.py", 'f"{at} Monte Carlo floor"'),
-    " standard errors)": ("ntpnb/evidence/_vocabulary.py", "({abs(z):.1f} standard errors)"),
-    "(figures/Papers/": ("ntpnb/attention/authors.py", "the authors' stored {self.figure} ({self.path} at"),
-}
-
-
-def _known_nesting(finding: Finding) -> bool:
-    """Whether ``finding`` (a nested aside) opens with the words of a :data:`KNOWN_NESTED_ASIDES` entry."""
-    return any(words in finding.what for words in KNOWN_NESTED_ASIDES)
-
-
-def test_each_known_nested_aside_is_still_written_where_it_comes_from():
-    """A nesting fixed where it comes from leaves :data:`KNOWN_NESTED_ASIDES` too (the list only shrinks)."""
-    for words, (source, written) in KNOWN_NESTED_ASIDES.items():
-        assert written in (ROOT / source).read_text(encoding="utf-8"), (
-            f"{words!r}: fixed? remove it from the list"
-        )
-
-
 @pytest.mark.slow
 def test_no_page_nests_a_round_bracket_in_another(built_book):
     """No passage of prose opens an aside in round brackets inside another (chapter 8 did, "(... (p =
@@ -516,7 +457,6 @@ def test_no_page_nests_a_round_bracket_in_another(built_book):
         f"{page.relative_to(html)}: {f}"
         for page in reader_pages(html)
         for f in nested_brackets(parse(page.read_text(encoding="utf-8")))
-        if not _known_nesting(f)
     ]
     assert not findings, "\n".join(findings)
 

@@ -169,7 +169,7 @@ def test_a_finding_decided_at_each_seed_must_hold_at_every_seed_to_be_establishe
         v.phrase == "not established (a finding not established): a finding not established at 2 of 3 seeds "
         "(fails at 1)"
     )
-    assert v.reasons == ("finding not established: x > 0 (ours [0, 2] at 2 of 3 seeds (fails at 1))",)
+    assert v.reasons == ("finding not established: x > 0; ours [0, 2] at 2 of 3 seeds (fails at 1)",)
 
 
 def test_a_seed_independent_check_is_decided_once_and_must_measure_the_same_at_every_seed():
