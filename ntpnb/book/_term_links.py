@@ -6,8 +6,9 @@ cell's Markdown output) and the HTML a cell or the report writes itself (a table
 card; not one with a script, as an animation's), but not a heading, code, math, a link or a
 block's summary line. It makes that use a link to the term's entry, as MyST's ``{term}`` role
 does. A term the page links itself (a ``{term}`` role) is its use there: a use before it is
-the first and is linked, one after it is not. A book without the glossary page (an explore
-tree's) is left as it is.
+the first and is linked, one after it is not. On the single page the PDF prints, each document
+it includes links its own first uses, as its page does. A book without the glossary page (an
+explore tree's) is left as it is.
 """
 
 from __future__ import annotations
@@ -127,9 +128,15 @@ def link_first_uses(app: Sphinx, doctree: nodes.document, docname: str) -> None:
     targets = _term_targets(app)
     if targets is None or docname == GLOSSARY_DOC:
         return
+    _adopt_inlined_documents(doctree)
     soups: dict[int, Any] = {}
     pieces = list(_pieces(doctree, soups))
-    uses = _first_uses(pieces, targets)
+    uses: dict[int, list[tuple[int, int, str]]] = {}
+    for page, indices in _by_page(pieces).items():
+        if page == GLOSSARY_DOC:
+            continue
+        found = _first_uses([pieces[i] for i in indices], targets)
+        uses |= {indices[i]: at for i, at in found.items()}
     changed: dict[int, nodes.raw] = {}
     for index, found in uses.items():
         node, string, text = pieces[index]
@@ -141,6 +148,39 @@ def link_first_uses(app: Sphinx, doctree: nodes.document, docname: str) -> None:
             changed[id(node)] = node
     for key, node in changed.items():
         node.replace_self(nodes.raw("", str(soups[key]), format=node["format"]))
+
+
+def _page_of(node: nodes.Node) -> str | None:
+    """The document ``node`` comes from on the single page (its ``start_of_file``), else None."""
+    parent = node.parent
+    while parent is not None and not isinstance(parent, addnodes.start_of_file):
+        parent = parent.parent
+    return None if parent is None else parent["docname"]
+
+
+def _adopt_inlined_documents(doctree: nodes.document) -> None:
+    """Make each document inlined in the single page the parent of its top nodes.
+
+    Sphinx's ``inline_all_toctrees`` moves a document's nodes into its ``start_of_file`` by
+    assigning the children list, so their ``parent`` is still the document they were read
+    from: walking up from a text would never reach its ``start_of_file`` (:func:`_page_of`),
+    and a node replaced through its parent would change that document, not the printed page.
+    """
+    for part in doctree.findall(addnodes.start_of_file):
+        for child in part.children:
+            child.parent = part
+
+
+def _by_page(pieces: list[tuple[nodes.Node, Any, str]]) -> dict[str | None, list[int]]:
+    """The pieces' indices by the page they come from (None: the page written).
+
+    On the single page that prints the book (``singlehtml``), each of its documents, so that each
+    links its own first uses.
+    """
+    pages: dict[str | None, list[int]] = {}
+    for index, (node, *_) in enumerate(pieces):
+        pages.setdefault(_page_of(node), []).append(index)
+    return pages
 
 
 def _first_uses(

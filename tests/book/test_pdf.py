@@ -16,7 +16,7 @@ import logging
 import os
 import re
 import unicodedata
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 from html.parser import HTMLParser
 from io import BytesIO
@@ -356,6 +356,8 @@ class PrintedPage:
     runs: list[tuple[float, str, float]]
     images: list[float]  # the height of each image's top
     height: float  # the page's height in points
+    #: The named destination of each link in the book the page holds (``"term-KKT"``), in order.
+    links: list[str] = field(default_factory=list)
 
     @property
     def text(self) -> str:
@@ -375,7 +377,17 @@ def read_page(page) -> PrintedPage:
             images.append(max(cm[5], cm[5] + cm[3]))
 
     raw = page.extract_text(visitor_text=text, visitor_operand_before=image)
-    return PrintedPage(raw, runs, images, float(page.mediabox.height))
+    return PrintedPage(raw, runs, images, float(page.mediabox.height), internal_links(page))
+
+
+def internal_links(page) -> list[str]:
+    """The named destinations a pypdf page's links go to (Chromium names them by the HTML ids)."""
+    found = []
+    for annotation in page.get("/Annots") or []:
+        link = annotation.get_object()
+        if link.get("/Subtype") == "/Link" and link.get("/Dest") is not None:
+            found.append(str(link["/Dest"]).lstrip("/"))
+    return found
 
 
 @dataclass
@@ -722,17 +734,38 @@ def test_the_pdf_prints_nothing_the_page_hides(printed):
     assert [(chapter, line) for chapter, line in hidden if line in text] == []
 
 
+def glossary_links(page: Path) -> set[str]:
+    """The glossary entries an HTML page of the book links (``"term-KKT"``)."""
+    from ntpnb.book._page_scan import parse
+
+    found = parse(page.read_text(encoding="utf-8")).select('a[href*="glossary.html#term-"]')
+    return {a["href"].rpartition("#")[2] for a in found}
+
+
+@pytest.mark.slow
+def test_each_chapter_in_print_links_the_glossary_terms_its_page_links(printed):
+    """The print links each term's first use in every chapter, as the chapter's page does (not
+    once in the whole book: the single page Sphinx prints holds every chapter)."""
+    starts = sorted({page for _, page, _ in printed.pages_of_the_book()})
+    unlinked = {}
+    for chapter, start in printed.chapter_starts():
+        end = next((page for page in starts if page > start), len(printed.pages))
+        printed_links = {link for page in printed.pages[start:end] for link in page.links}
+        if missing := glossary_links(chapter) - printed_links:
+            unlinked[chapter.stem] = sorted(missing)
+    assert any(glossary_links(chapter) for chapter, _ in printed.chapter_starts())  # it checks something
+    assert unlinked == {}
+
+
 @pytest.mark.slow
 def test_the_pdf_prints_no_name_from_the_code(printed):
     """The printed text names nothing the code defines, but what the pages show as code (a cell's
-    source, a command, the API the prose cites) and the known names of the evidence's wording."""
+    source, a command, the API the prose cites)."""
     from ntpnb.book._code_names import chapter_parameter_names, defined_names, found_names
     from ntpnb.book._page_scan import code_texts, parse
 
-    from .test_pages_scan import KNOWN_CODE_NAMES
-
     names = defined_names() | chapter_parameter_names(ROOT / "notebooks")
-    as_code = set(KNOWN_CODE_NAMES)
+    as_code: set[str] = set()
     for page in printed.html.rglob("*.html"):
         for content in code_texts(parse(page.read_text(encoding="utf-8"))):
             as_code |= {word for _, _, word in found_names(content, names)}

@@ -255,6 +255,23 @@ def test_a_pages_first_use_of_each_term_links_the_glossary_in_its_text_and_its_o
         assert not list(doctree.findall(nodes.reference))
 
 
+def test_on_the_single_page_each_document_links_its_own_first_uses():
+    """The PDF prints the single page (singlehtml): each chapter in it links its terms, as its page."""
+    from sphinx import addnodes
+
+    doctree = nodes.document("", "")
+    for name in ("ch1", "outputs/glossary", "ch2"):
+        read = nodes.document("", "")  # the document as read, inlined as Sphinx's inline_all_toctrees
+        text = nodes.Text("verified by its KKT conditions; KKT again")
+        read += nodes.section("", nodes.paragraph("", "", text))
+        part = addnodes.start_of_file(docname=name)
+        part.children = read.children  # as Sphinx does it: the section's parent is still `read`
+        doctree += part
+    link_first_uses(_App({"outputs/glossary", "ch1", "ch2", "index"}), doctree, "index")
+    linked = [(r.parent.parent.parent["docname"], r.astext()) for r in doctree.findall(nodes.reference)]
+    assert linked == [("ch1", "KKT"), ("ch2", "KKT")]  # once per chapter, never in the glossary
+
+
 def _own_link(term: str, shown: str) -> nodes.reference:
     """A page's own link to ``term`` (a ``{term}`` role as Sphinx resolves it), showing ``shown``."""
     inline = nodes.inline(shown, shown, classes=["xref", "std", "std-term"])
