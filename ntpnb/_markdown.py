@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 
 from markupsafe import Markup
 
-from ._templates import render_inline
+from ._templates import render_inline, words
 from ._text import group_thousands_tex, whole_number_pieces
 from .errors import InvalidDataError
 
@@ -56,7 +56,8 @@ def math_html(text: object) -> Markup:
     For a sentence written with MyST math shown in an HTML output (a qualification or a check's
     words in a chapter's table of checks), where nothing parses its Markdown. Its words read as a
     page's prose does: long counts grouped, and each number, range or quantity kept on one line
-    (:func:`~._text.whole_number_pieces`: ``0.292 nats`` never ends a line at its space). Math
+    (:func:`~._text.whole_number_pieces`: ``0.292 nats`` never ends a line at its space), and each
+    hyphenated word whole (:func:`~._templates.words`: ``G-test``, ``non-empty``). Math
     followed by closing punctuation is kept on one line with it, as the book's pages keep theirs:
     no line starts with the ``,`` or ``)`` that closes a formula.
     """
@@ -64,7 +65,8 @@ def math_html(text: object) -> Markup:
     pieces: list[tuple[str | Markup, bool]] = []
     for i, part in enumerate(parts):
         if not i % 2:
-            pieces += whole_number_pieces(part)
+            for piece, whole in whole_number_pieces(part):
+                pieces += [(piece, True)] if whole else words(piece)
             continue
         math = render_inline("math_inline.html", tex=group_thousands_tex(part[1:-1]))
         closing = CLOSING_PUNCTUATION.match(parts[i + 1]) if i + 1 < len(parts) else None

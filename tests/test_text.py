@@ -21,3 +21,11 @@ def test_a_long_count_in_math_is_grouped_as_tex_groups_it_everywhere_math_is_sho
         assert group_thousands_tex(kept) == kept
     assert r"\(k = 1{,}000{,}000\)" in math_html("GD at $k = 1000000$: toward")
     assert escape_markdown_but_math("at $k = 100000$") == "at $k = 100{,}000$"
+
+
+def test_words_beside_math_keep_their_hyphenated_words_and_numbers_whole():
+    """A check's words with math in them wrap between words only: ``G-`` / ``test`` never."""
+    html = str(math_html("one-hot binary: Monte Carlo G-test $p$ (p-value), 0.292 nats, non-empty"))
+    for whole in ("one-hot", "G-test", "(p-value),", "non-empty", "0.292\u00a0nats"):
+        assert f'<span class="ntpnb-word">{whole}</span>' in html, whole
+    assert '<span class="ntpnb-word">Monte' not in html  # a plain word is left as it is
