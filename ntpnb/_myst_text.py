@@ -20,6 +20,8 @@ from __future__ import annotations
 import difflib
 import itertools
 import json
+import re
+import textwrap
 from typing import Any
 
 #: The jupytext format of the chapters' sources.
@@ -65,6 +67,60 @@ def cell_pieces(text: str) -> tuple[str, list[str]]:
     bounds = [*starts, len(lines)]
     header = "".join(lines[: starts[0] if starts else len(lines)])
     return header, ["".join(lines[a:b]) for a, b in itertools.pairwise(bounds)]
+
+
+#: The fence of a code cell in a MyST notebook (jupytext's ``CODE_DIRECTIVE``).
+CODE_FENCE = "{code-cell}"
+
+
+def _myst_parser() -> Any:
+    """The block parser jupytext reads a MyST notebook with (``jupytext.myst.get_parser``)."""
+    from markdown_it import MarkdownIt
+    from mdit_py_plugins.front_matter import front_matter_plugin
+    from mdit_py_plugins.myst_blocks import myst_block_plugin
+    from mdit_py_plugins.myst_role import myst_role_plugin
+
+    parser = MarkdownIt("commonmark").enable("table").use(front_matter_plugin).use(myst_block_plugin)
+    return parser.use(myst_role_plugin).disable("inline", True)
+
+
+def _cell_options(content: str) -> tuple[dict[str, Any], str]:
+    """A code cell's fence content cut into its options and its source, by jupytext's rule.
+
+    The options are a YAML block between ``---`` lines, or ``:key: value`` lines; one blank line
+    after them is not the source's. Raises ``yaml.YAMLError`` if they are not YAML.
+    """
+    import yaml
+
+    block = ""
+    if content.startswith("---"):
+        content = "\n".join(content.splitlines()[1:])
+        end = re.search(r"^-{3,}", content, re.MULTILINE)
+        block, content = (content[: end.start()], content[end.end() + 1 :]) if end else (content, "")
+        block = textwrap.dedent(block)
+    elif content.lstrip().startswith(":"):
+        lines = content.splitlines()
+        options = list(itertools.takewhile(lambda line: line.lstrip().startswith(":"), lines))
+        block, content = "\n".join(o.lstrip()[1:] for o in options), "\n".join(lines[len(options) :])
+    body = content.splitlines()
+    if body and not body[0].strip():
+        body = body[1:]
+    return (yaml.safe_load(block) or {}) if block else {}, "\n".join(body)
+
+
+def code_cells(text: str) -> list[tuple[dict[str, Any], str]]:
+    """Each code cell of ``text`` (a MyST notebook): its options (its tags...) and its source.
+
+    The cells and sources jupytext reads (``jupytext.reads(text, "md:myst")``; a test holds the
+    two equal on every chapter), without loading jupytext and nbformat, which take longer than a
+    command that reads a chapter's parameters to refuse a value should (half a second).
+    """
+    level, found = 0, []
+    for token in _myst_parser().parse(text + "\n"):
+        level += token.nesting
+        if level == 0 and token.type == "fence" and token.info.startswith(CODE_FENCE):
+            found.append(_cell_options(token.content))
+    return found
 
 
 def _key(cell: Any) -> str:

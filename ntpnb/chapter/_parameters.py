@@ -395,21 +395,28 @@ def _parameters_cell_source(source: Path, mtime_ns: int, size: int) -> str:
     """The source of the ``parameters`` cell of the notebook ``source`` as it is at ``mtime_ns`` and ``size``.
 
     Read once per version of the file: a command checks every chapter's cell several times
-    (each profile, each point of a grid), and jupytext reads a chapter in about 0.1 s.
+    (each profile, each point of a grid). The cells are those jupytext reads
+    (:func:`~ntpnb._myst_text.code_cells`); a text that reader cannot take is read by jupytext.
 
     Raises
     ------
     NTPError
         If the notebook has no such cell or several.
     """
-    import_jsonschema_without_iri_grammar()
-    import jupytext  # the notebooks' format; loaded only by what reads them
+    from .._myst_text import code_cells
 
-    cells = jupytext.read(source).cells
-    tagged = [c for c in cells if c.cell_type == "code" and "parameters" in c.metadata.get("tags", [])]
+    try:
+        cells = code_cells(source.read_text(encoding="utf-8"))
+        tagged = [code for options, code in cells if "parameters" in options.get("tags", [])]
+    except Exception:  # a text the light reader cannot take: jupytext reads it, or says what is wrong
+        import_jsonschema_without_iri_grammar()
+        import jupytext  # the notebooks' format; loaded only by what reads them
+
+        code = [c for c in jupytext.read(source).cells if c.cell_type == "code"]
+        tagged = [c.source for c in code if "parameters" in c.metadata.get("tags", [])]
     if len(tagged) != 1:
         raise NTPError(f"{source.name}: needs one code cell tagged 'parameters', has {len(tagged)}")
-    return tagged[0].source
+    return tagged[0]
 
 
 #: A group label of a parameters cell: a comment line ``# --- experiment settings ---``.

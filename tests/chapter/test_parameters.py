@@ -112,6 +112,65 @@ def test_a_notebook_without_a_parameters_cell_is_refused(tmp_path):
     assert str(error.value) == "01_x.md: needs one code cell tagged 'parameters', has 0"
 
 
+#: Code cells written each way MyST allows, and one nested in a list (markdown's, not a cell).
+VARIANT_CELLS = """\
+---
+jupytext:
+  text_representation:
+    format_name: myst
+---
+
+```{code-cell} ipython3
+---
+tags: [parameters]
+mystnb:
+  code_prompt_show: "Show"
+---
+n = 5
+```
+
+- a list item
+
+  ```{code-cell} ipython3
+  nested = True
+  ```
+
+````{code-cell} ipython3
+:tags: [hide-input]
+:other: 1
+x = "```"
+
+y = 2
+````
+
+```{code-cell}
+
+z = 3
+
+```
+"""
+
+
+@pytest.mark.parametrize("name", [*(path.stem for path in SOURCES), "variants"])
+def test_the_light_reader_reads_the_code_cells_jupytext_reads(name):
+    """A chapter's parameters are read without loading jupytext: the same cells, options and sources."""
+    from ntpnb._myst_text import code_cells
+
+    path = ROOT / "notebooks" / f"{name}.md"
+    text = VARIANT_CELLS if name == "variants" else path.read_text(encoding="utf-8")
+    cells = [c for c in jupytext.reads(text, fmt="md:myst").cells if c.cell_type == "code"]
+    expected = [(dict(c.metadata), c.source) for c in cells]
+    assert code_cells(text) == expected
+    assert len(expected) >= (3 if name == "variants" else 5)  # the list's fence is not a cell
+
+
+def test_a_parameters_cell_the_light_reader_cannot_read_is_refused_in_jupytexts_words(tmp_path):
+    path = tmp_path / "01_x.md"
+    path.write_text(fake_notebook("n = 1").replace(":tags: [parameters]", ":tags: [parameters\n:a: {"))
+    with pytest.raises(Exception, match="could not be read"):
+        read_parameters_cell(path)
+
+
 @pytest.mark.parametrize(
     ("value", "shown"),
     [
