@@ -36,14 +36,17 @@ class TimeLeft:
     basis: str = ""
 
     def describe(self) -> str:
-        """``about 4 min left (this machine's last run x1.3, ...)``; ``""`` when unknown or none left."""
+        """``about 4 min left: this machine's last run x1.3, ...``; ``""`` when unknown or none left.
+
+        What it rests on follows a colon: a finished run's line prints it in brackets.
+        """
         if self.seconds is None or self.seconds < 1:
             return ""
         if self.seconds < 90:
             when = f"about {max(10, round(self.seconds / 10) * 10)} s left"
         else:
             when = f"about {round(self.seconds / 60)} min left"
-        return f"{when} ({self.basis})" if self.basis else when
+        return f"{when}: {self.basis}" if self.basis else when
 
 
 def base_seconds(
@@ -166,19 +169,19 @@ def basis(used: set[str], factor: float, counted: int, under_way: bool = False) 
     >>> basis({THIS_MACHINE}, 1.0, 0)
     "this machine's last run"
     >>> basis({THIS_RUN, BENCHMARK}, 4.4, 4)
-    "this run's own times; the benchmark record x4.4, at this run's pace (its last 4 runs)"
+    "this run's own times; the benchmark record x4.4, at this run's pace over its last 4 runs"
     >>> basis({BENCHMARK}, 1.0, 0)
-    'the benchmark record, on an idle core: until a run ends here'
+    'the benchmark record, on an idle core, until a run ends here'
     """
     parts = [THIS_RUN] if THIS_RUN in used else []
     measured = [_WORDS[where] for where in (THIS_MACHINE, BENCHMARK) if where in used]
     if measured and counted:
         scaled = " and ".join(measured)
         last = "its last run" if counted == 1 else f"its last {counted} runs"
-        parts.append(f"{scaled} x{factor:.2g}, at this run's pace ({last})")
+        parts.append(f"{scaled} x{factor:.2g}, at this run's pace over {last}")
     elif measured and under_way:
-        parts.append(f"{' and '.join(measured)} x{factor:.2g}, at least: no run has ended yet")
+        parts.append(f"{' and '.join(measured)} x{factor:.2g} at least, as no run has ended yet")
     elif measured:
-        idle = ", on an idle core: until a run ends here" if BENCHMARK in used else ""
+        idle = ", on an idle core, until a run ends here" if BENCHMARK in used else ""
         parts.append(" and ".join(measured) + idle)
     return "; ".join(parts)

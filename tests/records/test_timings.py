@@ -215,9 +215,8 @@ def test_the_time_left_follows_the_pace_of_the_runs_finished_in_this_run(tmp_pat
     finished = {"a": result("a", 60.0)}  # twice its last time here: this load, this machine
     left = time_left(runs, recorded, "quick", 1, finished, {})
     assert left.seconds == pytest.approx(2 * (30 + 10 + 10))
-    assert (
-        left.describe() == "about 2 min left (this machine's last run x2, at this run's pace (its last run))"
-    )
+    basis = "this machine's last run x2, at this run's pace over its last run"
+    assert left.describe() == f"about 2 min left: {basis}"
     # the pace is the last runs' (two a job), so it follows a change of load
     sweep = {"a seed 1": seeded("a", 1, 30.0), "b": result("b", 10.0)}
     assert time_left(runs, recorded, "quick", 1, finished | sweep, {}).seconds == pytest.approx(10.0)
@@ -230,7 +229,7 @@ def test_a_chapter_that_runs_slower_here_than_the_others_keeps_its_factor(tmp_pa
     finished = {"a": result("a", 40.0), "b": result("b", 20.0)}  # pace 3; a at 4/3 of it, b at 2/3
     left = time_left(runs, recorded, "paper", 2, finished, {}, reference)
     assert left.seconds == pytest.approx((40 + 40 + 20 + 20) / 2)
-    assert left.basis == "the benchmark record x3, at this run's pace (its last 2 runs)"
+    assert left.basis == "the benchmark record x3, at this run's pace over its last 2 runs"
 
 
 def test_a_run_that_compiled_the_kernels_counts_only_until_another_ends(tmp_path):
@@ -249,7 +248,7 @@ def test_a_first_run_scales_the_reference_by_how_this_machine_compares(tmp_path)
     recorded = recorded_seconds(runs, "paper")
     before = time_left(runs, recorded, "paper", 1, {}, {}, reference)
     assert before.seconds == 50.0
-    assert before.basis == "the benchmark record, on an idle core: until a run ends here"
+    assert before.basis == "the benchmark record, on an idle core, until a run ends here"
     finished = {"a": result("a", 20.0)}  # this machine took twice the reference's time
     assert time_left(runs, recorded, "paper", 1, finished, {}, reference).seconds == 80.0
     finished["b"] = result("b", 0.0, cached=True)  # found cached: done, and no measure of the machine
@@ -264,11 +263,11 @@ def test_before_any_run_ends_a_run_under_way_past_its_time_sets_the_pace_at_leas
     # a has run twice its expected time and not ended: b should take twice its own too
     late = time_left(runs, recorded, "paper", 1, {}, {"a": 20.0}, reference)
     assert late.seconds == 80.0 and late.seconds > 10.0 + 40.0
-    assert late.basis == "the benchmark record x2, at least: no run has ended yet"
+    assert late.basis == "the benchmark record x2 at least, as no run has ended yet"
     # a run under way within its expected time does not lower the pace: the rest of a, then b
     early = time_left(runs, recorded, "paper", 1, {}, {"a": 5.0}, reference)
     assert early.seconds == 45.0
-    assert early.basis == "the benchmark record, on an idle core: until a run ends here"
+    assert early.basis == "the benchmark record, on an idle core, until a run ends here"
     # once a run has ended, its pace counts, not the run under way: c expects its reference
     reference["c"] = {"paper": 30.0}
     _, runs = runs_of(tmp_path, ["a", "b", "c"])
@@ -318,7 +317,7 @@ def test_without_a_time_or_a_reference_the_time_left_is_not_shown(tmp_path):
     assert time_left(runs, recorded_seconds(runs, "paper"), "paper", 2, {}, {}).seconds is None
     assert TimeLeft(None).describe() == "" and TimeLeft(0.2, "x").describe() == ""
     assert TimeLeft(4.0).describe() == "about 10 s left" and TimeLeft(44.0).describe() == "about 40 s left"
-    assert TimeLeft(250.0, "why").describe() == "about 4 min left (why)"
+    assert TimeLeft(250.0, "why").describe() == "about 4 min left: why"
 
 
 def test_the_progress_lines_tell_the_time_left_and_the_end_names_the_next_command(
@@ -343,7 +342,7 @@ def test_the_progress_lines_tell_the_time_left_and_the_end_names_the_next_comman
     # 600 s of reference for each, scaled by the first's own time: the second takes as long
     took = float(first.split()[3])
     said = re.search(
-        r"\((about .* left) \(the benchmark record x([\d.e-]+), at this run's pace \(its last run\)\)\)$",
+        r"\((about .* left): the benchmark record x([\d.e-]+), at this run's pace over its last run\)$",
         first,
     )
     assert said and said[1] == TimeLeft(took).describe(), first

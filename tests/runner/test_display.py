@@ -57,7 +57,7 @@ def test_without_a_terminal_a_quiet_log_gets_a_line_of_what_runs_and_the_time_le
     lines, clock = [], [0.0]
     monkeypatch.setattr(sys, "stdout", io.StringIO())
     monkeypatch.setattr("time.monotonic", lambda: clock[0])
-    shown = Display(lines.append, 5, footer=lambda: "about 4 min left (this machine's last run)")
+    shown = Display(lines.append, 5, footer=lambda: "about 4 min left: this machine's last run")
     shown.started("a")
     shown.cell("a", 3, 9)
     clock[0] = QUIET_SECONDS - 1
@@ -66,7 +66,7 @@ def test_without_a_terminal_a_quiet_log_gets_a_line_of_what_runs_and_the_time_le
     clock[0] = QUIET_SECONDS + 1
     shown.tick()
     shown.tick()  # and the next only after another QUIET_SECONDS
-    assert lines[1:] == ["  running: a cell 3/9 9 s; about 4 min left (this machine's last run)"]
+    assert lines[1:] == ["  running: a cell 3/9 9 s; about 4 min left: this machine's last run"]
     clock[0] = 2 * QUIET_SECONDS + 2
     shown.tick()
     assert len(lines) == 3
