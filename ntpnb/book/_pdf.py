@@ -41,6 +41,7 @@ from typing import Any
 from .._extras import install_advice
 from .._templates import render_inline
 from ..errors import NTPError
+from ..evidence._vocabulary import plural
 from ..records._files import atomic_path
 from ._progress import PRINTER_PREFIX
 
@@ -143,6 +144,8 @@ MAX_BLANK = 0.5
 NEAR_TOP = 80
 #: How many prints may move figures before the contents are numbered (:func:`float_figures`).
 MAX_FLOAT_PRINTS = 8
+#: The script that leaves the settled pages of the book out of the next print (:func:`float_figures`).
+ONLY_PAGES_SCRIPT = Path(__file__).parent / "print" / "only_pages.js"
 
 
 def prepare(tab: Any) -> dict[str, Any]:
@@ -251,26 +254,33 @@ def figures_to_float(
     return moves
 
 
-def float_figures(tab: Any, figures: list[str], **options: Any) -> bytes:
-    """Print ``tab`` until no figure leaves the page before it half blank; the last print.
+def float_figures(tab: Any, figures: list[str], **options: Any) -> None:
+    """Print ``tab`` until no figure leaves the page before it half blank, moving those that do.
 
     Each print's figures that did (:func:`figures_to_float`) are moved after the text that follows
     them (:data:`FLOAT_SCRIPT`), as far as fills their blank, and the book printed again; at most
-    :data:`MAX_FLOAT_PRINTS` prints (a figure that cannot move stays where it is).
+    :data:`MAX_FLOAT_PRINTS` prints (a figure that cannot move stays where it is). A print after
+    the first holds only the pages of the book in which a figure moved (:data:`ONLY_PAGES_SCRIPT`):
+    the others are settled, since a page of the book starts a printed page and its figures stay
+    in it. (Measured on the quick book's 130 pages: the same moves and the same final pages, the
+    prints after the first 3-12 s instead of 21-25 s each.) The page is left whole again.
     """
-    script = FLOAT_SCRIPT.read_text(encoding="utf-8")
-    for _ in range(MAX_FLOAT_PRINTS):
-        pdf = tab.pdf(**options)
-        moves = figures_to_float(destinations(pdf), figures)
-        if not moves or not tab.evaluate(script, moves):
+    move, only = (path.read_text(encoding="utf-8") for path in (FLOAT_SCRIPT, ONLY_PAGES_SCRIPT))
+    for n in range(1, MAX_FLOAT_PRINTS + 1):
+        moves = figures_to_float(destinations(tab.pdf(**options)), figures)
+        moved = tab.evaluate(move, moves) if moves else []
+        if not moved or n == MAX_FLOAT_PRINTS:
             break
-    return pdf
+        pages = tab.evaluate(only, moved)
+        held = plural(pages, "page")
+        say(f"floating the figures: print {n + 1}, of the {held} of the book where one moved")
+    tab.evaluate(only, [])
 
 
-def print_numbered(tab: Any, contents: list[str], first: bytes | None = None, **options: Any) -> bytes:
+def print_numbered(tab: Any, contents: list[str], **options: Any) -> bytes:
     """Print ``tab`` until the page numbers in its contents (the ids ``contents``) are those printed.
 
-    The first print (or ``first``, a print already made) finds each entry's page; the numbers are
+    The first print finds each entry's page; the numbers are
     written into the contents (whose length they do not change: the slots have a fixed width)
     and the book printed again, until a print agrees with its contents.
 
@@ -282,7 +292,7 @@ def print_numbered(tab: Any, contents: list[str], first: bytes | None = None, **
     shown: dict[str, int] | None = None
     for n in range(1, MAX_PRINTS + 1):
         say(f"print {n} of at most {MAX_PRINTS} (until the contents' page numbers are the print's)")
-        pdf, first = (first, None) if first is not None else (tab.pdf(**options), None)
+        pdf = tab.pdf(**options)
         found = destinations(pdf)
         missing = [id_ for id_ in contents if id_ not in found]
         if missing:
@@ -329,9 +339,9 @@ def print_book(page: Path, pdf: Path, shot: tuple[Path, Path] | None = None) -> 
             "header_template": render_inline("pdf_header.html"),
             "footer_template": footer,
         }
-        say("floating the figures that share a row")
-        floated = float_figures(tab, book["figures"], **options)
-        printed = print_numbered(tab, book["contents"], first=floated, **options)
+        say("floating the figures: print 1, of the whole book")
+        float_figures(tab, book["figures"], **options)
+        printed = print_numbered(tab, book["contents"], **options)
         say("writing the bookmarks")
         with atomic_path(pdf) as tmp:
             Path(tmp).write_bytes(with_outline(printed, book["outline"]))

@@ -241,26 +241,31 @@ class FloatTab:
     """A tab whose prints leave the page before ``fig`` half blank until ``fig`` moved ``moves`` times."""
 
     def __init__(self, moves: int):
-        self.moves, self.prints, self.moved = moves, 0, []
+        self.moves, self.prints, self.moved, self.printed_pages = moves, 0, [], []
 
     def pdf(self, **options):
         self.prints += 1
         mark_page = 1 if len(self.moved) < self.moves else 2  # its text ends on the page before it
         return a_pdf(4, {"fig": 2, FIGURE_MARK + "fig": mark_page})  # each at the top of its page
 
-    def evaluate(self, script, moves):
+    def evaluate(self, script, argument):
+        if "ntpnb-print-skip" in script:  # the pages of the book the next print holds
+            self.printed_pages.append(argument)
+            return len(argument)
         assert "ntpnb-print-before-" in script
-        self.moved.append(moves)
-        return [m["id"] for m in moves]
+        self.moved.append(argument)
+        return [m["id"] for m in argument]
 
 
 def test_figures_float_until_no_page_is_left_half_blank_before_one():
     tab = FloatTab(moves=1)
     float_figures(tab, ["fig"])
     assert tab.prints == 2 and len(tab.moved) == 1
+    # the second print holds the page of the book where the figure moved; then the page is whole
+    assert tab.printed_pages == [["fig"], []]
     tab = FloatTab(moves=99)  # a figure that never settles: at most MAX_FLOAT_PRINTS prints
     float_figures(tab, ["fig"])
-    assert tab.prints == MAX_FLOAT_PRINTS
+    assert tab.prints == MAX_FLOAT_PRINTS and tab.printed_pages[-1] == []
 
 
 # --- the quick-profile book's PDF ---------------------------------------------------------------
