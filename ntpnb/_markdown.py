@@ -48,6 +48,8 @@ def escape_markdown_but_math(text: object) -> str:
 
 #: Closing punctuation right after inline math or code (``$x$),``), which belongs to its line.
 CLOSING_PUNCTUATION = re.compile(r"[)\]},.;:!?]+")
+#: The rest of a word that starts with inline math (``$p$-value),``): kept on the math's line.
+WORD_AFTER_MATH = re.compile(r"\S+")
 
 
 def math_html(text: object) -> Markup:
@@ -57,9 +59,9 @@ def math_html(text: object) -> Markup:
     words in a chapter's table of checks), where nothing parses its Markdown. Its words read as a
     page's prose does: long counts grouped, and each number, range or quantity kept on one line
     (:func:`~._text.whole_number_pieces`: ``0.292 nats`` never ends a line at its space), and each
-    hyphenated word whole (:func:`~._templates.words`: ``G-test``, ``non-empty``). Math
-    followed by closing punctuation is kept on one line with it, as the book's pages keep theirs:
-    no line starts with the ``,`` or ``)`` that closes a formula.
+    hyphenated word whole (:func:`~._templates.words`: ``G-test``, ``non-empty``). Math is kept
+    on one line with the rest of its word (``$p$-value),``), so no line starts with the ``,`` or
+    ``)`` that closes a formula, nor ends on ``$p$-``.
     """
     parts = _MATH.split(str(text))
     pieces: list[tuple[str | Markup, bool]] = []
@@ -69,8 +71,8 @@ def math_html(text: object) -> Markup:
                 pieces += [(piece, True)] if whole else words(piece)
             continue
         math = render_inline("math_inline.html", tex=group_thousands_tex(part[1:-1]))
-        closing = CLOSING_PUNCTUATION.match(parts[i + 1]) if i + 1 < len(parts) else None
-        if closing:  # the text after it loses its punctuation to the math
+        closing = WORD_AFTER_MATH.match(parts[i + 1]) if i + 1 < len(parts) else None
+        if closing:  # the text after it loses the rest of the math's word to the math
             parts[i + 1] = parts[i + 1][closing.end() :]
         pieces.append((math + closing.group(), True) if closing else (math, False))
     return render_inline("words.html", pieces=[(piece, keep) for piece, keep in pieces if piece])

@@ -29,3 +29,6 @@ def test_words_beside_math_keep_their_hyphenated_words_and_numbers_whole():
     for whole in ("one-hot", "G-test", "(p-value),", "non-empty", "0.292\u00a0nats"):
         assert f'<span class="ntpnb-word">{whole}</span>' in html, whole
     assert '<span class="ntpnb-word">Monte' not in html  # a plain word is left as it is
+    after = str(math_html("the rate rises with $n$ ($p$-value), at $k$'s end"))
+    assert after.count('<span class="ntpnb-word">') == 2  # the formula and the rest of its word, whole
+    assert "\\(p\\)</span>-value),</span>" in after, after
